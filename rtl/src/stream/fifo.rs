@@ -1,0 +1,127 @@
+//! A synchronous FIFO of TLP beats, sized in beats by `2^A`, with a block-RAM body.
+//!
+//! Reads are first-word-fall-through: `source.valid` says a beat is at the head. The RAM
+//! has a registered read port, so the read address is the head pointer *after* this
+//! cycle's pop, and a written entry becomes visible one cycle after the write (the
+//! `wr_ptr_seen` pointer), which is what keeps a just-written slot from being read stale.
+
+use super::{TlpSink, TlpSource, DATA_BITS};
+use rust_hdl::prelude::*;
+
+/// Bits of per-beat metadata stored beside the data: sop, eop, empty(2), dest(3),
+/// src(3), unsupported.
+const META_BITS: usize = 11;
+
+/// FIFO of `2^A` beats; `AP1` must be `A + 1` (pointer with wrap bit).
+#[derive(LogicBlock)]
+pub struct TlpFifo<const A: usize, const AP1: usize> {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: empties the FIFO.
+    pub reset: Signal<In, Bit>,
+    /// Upstream: beats written into the FIFO.
+    pub sink: TlpSink,
+    /// Downstream: beats read from the FIFO.
+    pub source: TlpSource,
+    /// Number of beats stored (as seen by the writer).
+    pub fill: Signal<Out, Bits<AP1>>,
+    data_ram: RAM<Bits<DATA_BITS>, A>,
+    meta_ram: RAM<Bits<META_BITS>, A>,
+    wr_ptr: DFF<Bits<AP1>>,
+    wr_ptr_seen: DFF<Bits<AP1>>,
+    rd_ptr: DFF<Bits<AP1>>,
+    push: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    head_valid: Signal<Local, Bit>,
+    rd_next: Signal<Local, Bits<AP1>>,
+    meta_out: Signal<Local, Bits<META_BITS>>,
+}
+
+impl<const A: usize, const AP1: usize> TlpFifo<A, AP1> {
+    /// A FIFO of `2^A` beats. Panics if `AP1 != A + 1` (a construction-time design error).
+    pub fn new() -> Self {
+        assert_eq!(AP1, A + 1, "TlpFifo: AP1 must be A + 1");
+        assert!((2..=12).contains(&A), "TlpFifo: depth 2^A with A in 2..=12");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            sink: Default::default(),
+            source: Default::default(),
+            fill: Default::default(),
+            data_ram: Default::default(),
+            meta_ram: Default::default(),
+            wr_ptr: Default::default(),
+            wr_ptr_seen: Default::default(),
+            rd_ptr: Default::default(),
+            push: Default::default(),
+            pop: Default::default(),
+            head_valid: Default::default(),
+            rd_next: Default::default(),
+            meta_out: Default::default(),
+        }
+    }
+}
+
+impl<const A: usize, const AP1: usize> Default for TlpFifo<A, AP1> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, wr_ptr, wr_ptr_seen, rd_ptr);
+        self.data_ram.write_clock.next = self.clock.val();
+        self.data_ram.read_clock.next = self.clock.val();
+        self.meta_ram.write_clock.next = self.clock.val();
+        self.meta_ram.read_clock.next = self.clock.val();
+
+        // Full when the pointers differ only in the wrap bit.
+        self.fill.next = self.wr_ptr.q.val() - self.rd_ptr.q.val();
+        self.sink.ready.next = !self.fill.val().get_bit(A) && !self.reset.val();
+        self.push.next = self.sink.valid.val() && self.sink.ready.val();
+
+        self.head_valid.next = self.rd_ptr.q.val() != self.wr_ptr_seen.q.val();
+        self.source.valid.next = self.head_valid.val() && !self.reset.val();
+        self.pop.next = self.source.valid.val() && self.source.ready.val();
+        self.rd_next.next = self.rd_ptr.q.val();
+        if self.pop.val() {
+            self.rd_next.next = self.rd_ptr.q.val() + 1;
+        }
+
+        self.data_ram.write_enable.next = self.push.val();
+        self.meta_ram.write_enable.next = self.push.val();
+        self.data_ram.write_address.next = self.wr_ptr.q.val().get_bits::<A>(0);
+        self.meta_ram.write_address.next = self.wr_ptr.q.val().get_bits::<A>(0);
+        self.data_ram.write_data.next = self.sink.data.val();
+        self.meta_ram.write_data.next = bit_cast::<META_BITS, 1>(self.sink.sop.val().into())
+            | (bit_cast::<META_BITS, 1>(self.sink.eop.val().into()) << 1)
+            | (bit_cast::<META_BITS, 2>(self.sink.empty.val()) << 2)
+            | (bit_cast::<META_BITS, 3>(self.sink.dest.val()) << 4)
+            | (bit_cast::<META_BITS, 3>(self.sink.src.val()) << 7)
+            | (bit_cast::<META_BITS, 1>(self.sink.unsupported.val().into()) << 10);
+        self.data_ram.read_address.next = self.rd_next.val().get_bits::<A>(0);
+        self.meta_ram.read_address.next = self.rd_next.val().get_bits::<A>(0);
+
+        self.meta_out.next = self.meta_ram.read_data.val();
+        self.source.data.next = self.data_ram.read_data.val();
+        self.source.sop.next = self.meta_out.val().get_bit(0);
+        self.source.eop.next = self.meta_out.val().get_bit(1);
+        self.source.empty.next = self.meta_out.val().get_bits::<2>(2);
+        self.source.dest.next = self.meta_out.val().get_bits::<3>(4);
+        self.source.src.next = self.meta_out.val().get_bits::<3>(7);
+        self.source.unsupported.next = self.meta_out.val().get_bit(10);
+
+        self.wr_ptr_seen.d.next = self.wr_ptr.q.val();
+        if self.push.val() {
+            self.wr_ptr.d.next = self.wr_ptr.q.val() + 1;
+        }
+        self.rd_ptr.d.next = self.rd_next.val();
+        if self.reset.val() {
+            self.wr_ptr.d.next = 0.into();
+            self.wr_ptr_seen.d.next = 0.into();
+            self.rd_ptr.d.next = 0.into();
+        }
+    }
+}
