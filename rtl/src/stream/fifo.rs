@@ -35,6 +35,7 @@ pub struct TlpFifo<const A: usize, const AP1: usize> {
     head_valid: Signal<Local, Bit>,
     rd_next: Signal<Local, Bits<AP1>>,
     meta_out: Signal<Local, Bits<META_BITS>>,
+    depth: Constant<Bits<AP1>>,
 }
 
 impl<const A: usize, const AP1: usize> TlpFifo<A, AP1> {
@@ -58,6 +59,7 @@ impl<const A: usize, const AP1: usize> TlpFifo<A, AP1> {
             head_valid: Default::default(),
             rd_next: Default::default(),
             meta_out: Default::default(),
+            depth: Constant::new((1u64 << A).into()),
         }
     }
 }
@@ -77,9 +79,8 @@ impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
         self.meta_ram.write_clock.next = self.clock.val();
         self.meta_ram.read_clock.next = self.clock.val();
 
-        // Full when the pointers differ only in the wrap bit.
         self.fill.next = self.wr_ptr.q.val() - self.rd_ptr.q.val();
-        self.sink.ready.next = !self.fill.val().get_bit(A) && !self.reset.val();
+        self.sink.ready.next = (self.fill.val() != self.depth.val()) && !self.reset.val();
         self.push.next = self.sink.valid.val() && self.sink.ready.val();
 
         self.head_valid.next = self.rd_ptr.q.val() != self.wr_ptr_seen.q.val();
