@@ -1,0 +1,240 @@
+//! The routing decision for one TLP, made from its header at the ingress port.
+//!
+//! Combinational: the port's RX stage presents the four header lanes of a `sop` beat and
+//! registers the answer. The rules (addresses as in `peach2_regmap::address`):
+//!
+//! | TLP                               | decision                                               |
+//! |-----------------------------------|--------------------------------------------------------|
+//! | config request                    | the port's link controller                             |
+//! | completion, port in RC role       | the port's link controller (bring-up answers)          |
+//! | completion at N                   | internal (the chip's own requests)                     |
+//! | completion at an EP ring port     | drop (the chip never reads across the ring)            |
+//! | message                           | drop                                                   |
+//! | memory request to BAR0 (N only)   | internal: CSRs                                         |
+//! | memory write, global, other node  | the port `ROUTE[node]` names, if valid, ready, and not the ingress port |
+//! | memory write, global, this node   | N (translated at egress) for host/GPU targets; internal for the internal target |
+//! | non-posted request not served     | internal, marked `unsupported`: answered with UR       |
+//! | posted write not served           | drop                                                   |
+//! | reserved fmt/type                 | malformed: drop and count                              |
+//!
+//! An address is global when it is a 4-DW request whose bits 63:40 are the global base;
+//! at N, an address in BAR2 is global too (the RX stage rewrites its bits 63:40).
+//! RDMA Write only: reads and atomics are served only by the CSRs.
+
+use peach2_regmap::address::GLOBAL_BASE_HI;
+use rust_hdl::prelude::*;
+
+/// Router action: send through the crossbar to `dest`.
+pub const ACTION_FORWARD: u64 = 0;
+/// Router action: hand to the port's link controller.
+pub const ACTION_LINK: u64 = 1;
+/// Router action: drop (counted as a drop).
+pub const ACTION_DROP: u64 = 2;
+/// Router action: drop as malformed (counted as an error).
+pub const ACTION_MALFORMED: u64 = 3;
+
+/// Routing decision for one TLP header (combinational).
+#[derive(LogicBlock)]
+pub struct Router {
+    /// Header lanes of the `sop` beat: DW0..DW3.
+    pub hdr: [Signal<In, Bits<32>>; 4],
+    /// This port's index (0..3 = N, E, W, S).
+    pub port_index: Signal<In, Bits<2>>,
+    /// This port plays the root-complex role.
+    pub role_rc: Signal<In, Bit>,
+    /// This node's id.
+    pub node_id: Signal<In, Bits<4>>,
+    /// Routing table: entry n in bits 3n+2..3n (bit 2 valid, bits 1:0 port).
+    pub route_table: Signal<In, Bits<48>>,
+    /// Per-port link ready (bit p for port p).
+    pub port_ready: Signal<In, Bits<4>>,
+    /// BAR0 decode enabled (N with memory space on).
+    pub bar0_enable: Signal<In, Bit>,
+    /// BAR0 base, address bits 31:16.
+    pub bar0_base: Signal<In, Bits<16>>,
+    /// BAR2 decode enabled (N with memory space on).
+    pub bar2_enable: Signal<In, Bit>,
+    /// BAR2 base, address bits 63:40.
+    pub bar2_base_hi: Signal<In, Bits<24>>,
+    /// One of the `ACTION_*` codes.
+    pub action: Signal<Out, Bits<2>>,
+    /// Crossbar destination when forwarding.
+    pub dest: Signal<Out, Bits<3>>,
+    /// Forwarded to internal to be answered with UR.
+    pub unsupported: Signal<Out, Bit>,
+    /// Replace address bits 63:40 with the global base (a BAR2 hit at N).
+    pub rewrite_global: Signal<Out, Bit>,
+    fmt: Signal<Local, Bits<3>>,
+    typ: Signal<Local, Bits<5>>,
+    is_mem: Signal<Local, Bit>,
+    is_atomic: Signal<Local, Bit>,
+    is_io: Signal<Local, Bit>,
+    is_cfg: Signal<Local, Bit>,
+    is_cpl: Signal<Local, Bit>,
+    is_msg: Signal<Local, Bit>,
+    non_posted: Signal<Local, Bit>,
+    addr_hi: Signal<Local, Bits<32>>,
+    addr_lo: Signal<Local, Bits<32>>,
+    is_n: Signal<Local, Bit>,
+    bar0_hit: Signal<Local, Bit>,
+    bar2_hit: Signal<Local, Bit>,
+    global: Signal<Local, Bit>,
+    node: Signal<Local, Bits<4>>,
+    target: Signal<Local, Bits<3>>,
+    entry: Signal<Local, Bits<3>>,
+    n_ready: Signal<Local, Bit>,
+    out_ready: Signal<Local, Bit>,
+    global_base_hi: Constant<Bits<24>>,
+}
+
+impl Default for Router {
+    fn default() -> Self {
+        Self {
+            hdr: array_init::array_init(|_| Default::default()),
+            port_index: Default::default(),
+            role_rc: Default::default(),
+            node_id: Default::default(),
+            route_table: Default::default(),
+            port_ready: Default::default(),
+            bar0_enable: Default::default(),
+            bar0_base: Default::default(),
+            bar2_enable: Default::default(),
+            bar2_base_hi: Default::default(),
+            action: Default::default(),
+            dest: Default::default(),
+            unsupported: Default::default(),
+            rewrite_global: Default::default(),
+            fmt: Default::default(),
+            typ: Default::default(),
+            is_mem: Default::default(),
+            is_atomic: Default::default(),
+            is_io: Default::default(),
+            is_cfg: Default::default(),
+            is_cpl: Default::default(),
+            is_msg: Default::default(),
+            non_posted: Default::default(),
+            addr_hi: Default::default(),
+            addr_lo: Default::default(),
+            is_n: Default::default(),
+            bar0_hit: Default::default(),
+            bar2_hit: Default::default(),
+            global: Default::default(),
+            node: Default::default(),
+            target: Default::default(),
+            entry: Default::default(),
+            n_ready: Default::default(),
+            out_ready: Default::default(),
+            global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
+        }
+    }
+}
+
+impl Logic for Router {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.fmt.next = self.hdr[0].val().get_bits::<3>(29);
+        self.typ.next = self.hdr[0].val().get_bits::<5>(24);
+        // fmt bit 1: with data; bit 0: 4-DW header; fmt 1xx is a TLP prefix (unsupported).
+        self.is_mem.next = ((self.typ.val() == 0) && !self.fmt.val().get_bit(2))
+            || ((self.typ.val() == 1) && (self.fmt.val().get_bits::<2>(1) == 0));
+        self.is_atomic.next = (self.typ.val() >= 12)
+            && (self.typ.val() <= 14)
+            && (self.fmt.val().get_bits::<2>(1) == 1);
+        self.is_io.next = (self.typ.val() == 2)
+            && ((self.fmt.val() == 0) || (self.fmt.val() == 2));
+        self.is_cfg.next = ((self.typ.val() == 4) || (self.typ.val() == 5))
+            && ((self.fmt.val() == 0) || (self.fmt.val() == 2));
+        self.is_cpl.next = ((self.typ.val() == 10) || (self.typ.val() == 11))
+            && ((self.fmt.val() == 0) || (self.fmt.val() == 2));
+        self.is_msg.next = (self.typ.val().get_bits::<2>(3) == 2)
+            && ((self.fmt.val() == 1) || (self.fmt.val() == 3));
+        self.non_posted.next = self.is_atomic.val()
+            || self.is_io.val()
+            || (self.is_mem.val() && !self.fmt.val().get_bit(1));
+
+        self.addr_hi.next = 0.into();
+        self.addr_lo.next = self.hdr[2].val();
+        if self.fmt.val().get_bit(0) {
+            self.addr_hi.next = self.hdr[2].val();
+            self.addr_lo.next = self.hdr[3].val();
+        }
+        self.is_n.next = self.port_index.val() == 0;
+        self.bar0_hit.next = self.is_n.val()
+            && self.bar0_enable.val()
+            && (self.addr_hi.val() == 0)
+            && (self.addr_lo.val().get_bits::<16>(16) == self.bar0_base.val());
+        self.bar2_hit.next = self.is_n.val()
+            && self.bar2_enable.val()
+            && self.fmt.val().get_bit(0)
+            && (self.addr_hi.val().get_bits::<24>(8) == self.bar2_base_hi.val());
+        self.global.next = self.bar2_hit.val()
+            || (!self.is_n.val()
+                && self.fmt.val().get_bit(0)
+                && (self.addr_hi.val().get_bits::<24>(8) == self.global_base_hi.val()));
+        self.node.next = self.addr_hi.val().get_bits::<4>(4);
+        self.target.next = self.addr_hi.val().get_bits::<3>(1);
+
+        self.entry.next = 0.into();
+        for i in 0..16 {
+            if self.node.val().index() == i {
+                self.entry.next = self.route_table.val().get_bits::<3>(3 * i);
+            }
+        }
+        self.n_ready.next = self.port_ready.val().get_bit(0);
+        self.out_ready.next = false;
+        for p in 0..4 {
+            if self.entry.val().get_bits::<2>(0).index() == p {
+                self.out_ready.next = self.port_ready.val().get_bit(p);
+            }
+        }
+
+        // Defaults: not served.
+        self.action.next = ACTION_DROP.into();
+        self.dest.next = 4.into();
+        self.unsupported.next = false;
+        self.rewrite_global.next = self.bar2_hit.val();
+        if self.non_posted.val() {
+            self.action.next = ACTION_FORWARD.into();
+            self.unsupported.next = true;
+        }
+
+        if self.is_cfg.val() {
+            self.action.next = ACTION_LINK.into();
+            self.unsupported.next = false;
+        } else if self.is_cpl.val() {
+            self.unsupported.next = false;
+            if self.role_rc.val() {
+                self.action.next = ACTION_LINK.into();
+            } else if self.is_n.val() {
+                self.action.next = ACTION_FORWARD.into();
+            } else {
+                self.action.next = ACTION_DROP.into();
+            }
+        } else if self.is_msg.val() {
+            self.action.next = ACTION_DROP.into();
+        } else if self.is_mem.val() || self.is_atomic.val() {
+            if self.bar0_hit.val() {
+                self.action.next = ACTION_FORWARD.into();
+                self.unsupported.next = self.is_atomic.val();
+            } else if self.global.val() && !self.non_posted.val() {
+                if self.node.val() == self.node_id.val() {
+                    if self.target.val() == 5 {
+                        self.action.next = ACTION_FORWARD.into();
+                    } else if (self.target.val() < 5) && self.n_ready.val() {
+                        self.action.next = ACTION_FORWARD.into();
+                        self.dest.next = 0.into();
+                    }
+                } else if self.entry.val().get_bit(2)
+                    && self.out_ready.val()
+                    && (self.entry.val().get_bits::<2>(0) != self.port_index.val())
+                {
+                    self.action.next = ACTION_FORWARD.into();
+                    self.dest.next = bit_cast::<3, 2>(self.entry.val().get_bits::<2>(0));
+                }
+            }
+        } else if !self.is_io.val() {
+            self.action.next = ACTION_MALFORMED.into();
+            self.unsupported.next = false;
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! The open-source checks of exported Verilog: Verilator lint, Icarus elaboration, Yosys
+//! synthesis with a latch check and a resource count.
+//!
+//! Each check runs the tool as a process and turns its verdict into a [`CheckError`]. The
+//! tools are Debian packages (`verilator`, `iverilog`, `yosys`); `scripts/setup.sh`
+//! installs them.
+
+use super::export::LINT_WAIVERS;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Why a check failed.
+#[derive(Debug)]
+pub enum CheckError {
+    /// The tool is not on the PATH.
+    ToolMissing(&'static str),
+    /// The tool ran and rejected the design; its output says why.
+    Rejected {
+        /// Tool name.
+        tool: &'static str,
+        /// What it printed.
+        output: String,
+    },
+    /// Writing or reading a file failed.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::ToolMissing(t) => {
+                write!(f, "{t} is not installed (run scripts/setup.sh)")
+            }
+            CheckError::Rejected { tool, output } => write!(f, "{tool} rejected the design:\n{output}"),
+            CheckError::Io(e) => write!(f, "i/o error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+impl From<std::io::Error> for CheckError {
+    fn from(e: std::io::Error) -> Self {
+        CheckError::Io(e)
+    }
+}
+
+fn run(tool: &'static str, cmd: &mut Command) -> Result<String, CheckError> {
+    let out = cmd.output().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => CheckError::ToolMissing(tool),
+        _ => CheckError::Io(e),
+    })?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if out.status.success() {
+        Ok(text)
+    } else {
+        Err(CheckError::Rejected { tool, output: text })
+    }
+}
+
+/// `verilator --lint-only -Wall` with the project's waiver file; returns its output.
+pub fn verilator_lint(file: &Path, top: &str) -> Result<String, CheckError> {
+    let vlt = file.with_extension("vlt");
+    if !vlt.exists() {
+        std::fs::write(&vlt, LINT_WAIVERS)?;
+    }
+    run(
+        "verilator",
+        Command::new("verilator")
+            .args(["--lint-only", "-Wall", "--top-module", top])
+            .arg(&vlt)
+            .arg(file),
+    )
+}
+
+/// Elaborates the design with Icarus Verilog (`iverilog -g2012`).
+pub fn iverilog_elaborate(file: &Path, top: &str) -> Result<String, CheckError> {
+    let out = file.with_extension("vvp");
+    let r = run(
+        "iverilog",
+        Command::new("iverilog")
+            .args(["-g2012", "-Wall", "-s", top, "-o"])
+            .arg(&out)
+            .arg(file),
+    );
+    let _ = std::fs::remove_file(&out);
+    r
+}
+
+/// What Yosys' generic synthesis made of a design.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SynthReport {
+    /// Total cells after `synth -flatten`.
+    pub cells: u64,
+    /// Flip-flop cells (`$_DFF*`, `$_SDFF*`, `$_DFFE*`...).
+    pub flip_flops: u64,
+    /// Latch cells (`$_DLATCH*`): must be zero.
+    pub latches: u64,
+    /// Memory bits kept as memories (`$mem`).
+    pub memory_bits: u64,
+    /// The `stat` section of the log, as printed.
+    pub stat: String,
+}
+
+/// Runs `yosys synth -flatten` and reads its statistics. Fails if any latch is inferred.
+pub fn yosys_synth(file: &Path, top: &str) -> Result<SynthReport, CheckError> {
+    let script = format!(
+        "read_verilog -sv {}; synth -flatten -top {top}; stat",
+        file.display()
+    );
+    let log = run("yosys", Command::new("yosys").args(["-q", "-p", &script]))?;
+    let log = if log.contains("Number of cells") {
+        log
+    } else {
+        // -q hides stat; run again with the log visible.
+        run("yosys", Command::new("yosys").args(["-p", &script]))?
+    };
+    let report = parse_stat(&log);
+    if report.latches > 0 {
+        return Err(CheckError::Rejected {
+            tool: "yosys",
+            output: format!("{} latch cells inferred\n{}", report.latches, report.stat),
+        });
+    }
+    Ok(report)
+}
+
+fn parse_stat(log: &str) -> SynthReport {
+    // The last "Printing statistics" section is the flattened top.
+    let stat = log
+        .rsplit_once("Printing statistics.")
+        .map(|(_, s)| s)
+        .unwrap_or(log)
+        .to_string();
+    let mut r = SynthReport::default();
+    for line in stat.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["Number", "of", "cells:", n] => r.cells = n.parse().unwrap_or(0),
+            ["Number", "of", "memory", "bits:", n] => r.memory_bits = n.parse().unwrap_or(0),
+            [cell, n] if cell.starts_with("$_") => {
+                let n: u64 = n.parse().unwrap_or(0);
+                if cell.contains("LATCH") {
+                    r.latches += n;
+                } else if cell.contains("DFF") {
+                    r.flip_flops += n;
+                }
+            }
+            _ => {}
+        }
+    }
+    r.stat = stat;
+    r
+}
+
+/// A fresh scratch directory for one check run.
+pub fn scratch_dir(label: &str) -> Result<PathBuf, CheckError> {
+    let dir = std::env::temp_dir().join(format!(
+        "peach2-{label}-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// Writes `verilog` as `<name>.v` in a scratch directory and lints it: the per-block
+/// check every block's tests run.
+pub fn lint_verilog(verilog: &str, name: &str) -> Result<String, CheckError> {
+    let dir = scratch_dir(name)?;
+    let file = dir.join(format!("{name}.v"));
+    std::fs::write(&file, verilog)?;
+    let r = verilator_lint(&file, name);
+    let _ = std::fs::remove_dir_all(&dir);
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_parsing_counts_flops_latches_and_memory() {
+        let log = "Printing statistics.\n\n=== top ===\n   Number of cells:                 12\n     $_DFF_P_                        3\n     $_DLATCH_P_                     1\n     $_SDFFE_PP0P_                   2\n   Number of memory bits:         2048\n";
+        let r = parse_stat(log);
+        assert_eq!((r.cells, r.flip_flops, r.latches, r.memory_bits), (12, 5, 1, 2048));
+    }
+}

@@ -1,0 +1,8 @@
+//! Verilog out of the rust-hdl design, and the open-source checks that it is synthesizable.
+//!
+//! `export` names and writes the modules; `checks` runs Verilator's lint, Icarus
+//! elaboration and a Yosys synthesis over them. The waivers the lint needs are in one
+//! file, `rtl/lint/verilator.vlt`, each with its reason.
+
+pub mod checks;
+pub mod export;
