@@ -158,12 +158,20 @@ mod tests {
     #[test]
     fn global_addresses_round_trip() {
         for node in 0..16 {
-            for target in [Target::Host, Target::Gpu(0), Target::Gpu(3), Target::Internal] {
+            for target in [
+                Target::Host,
+                Target::Gpu(0),
+                Target::Gpu(3),
+                Target::Internal,
+            ] {
                 let g = GlobalAddr::new(node, target, 0x1_2345_6780).unwrap();
                 assert_eq!(GlobalAddr::from_u64(g.to_u64()), Some(g));
             }
         }
-        assert_eq!(GlobalAddr::new(0, Target::Host, 0).unwrap().to_u64(), 1 << 40);
+        assert_eq!(
+            GlobalAddr::new(0, Target::Host, 0).unwrap().to_u64(),
+            1 << 40
+        );
     }
 
     #[test]
@@ -177,6 +185,9 @@ mod tests {
             Err(AddressError::OffsetOutOfRange(1 << 33))
         );
         assert_eq!(GlobalAddr::from_u64(0x1000), None);
-        assert_eq!(GlobalAddr::from_u64(GLOBAL_BASE | (6 << TARGET_SHIFT)), None);
+        assert_eq!(
+            GlobalAddr::from_u64(GLOBAL_BASE | (6 << TARGET_SHIFT)),
+            None
+        );
     }
 }

@@ -6,7 +6,7 @@
 //! helpers ([`StreamDriver`], [`StreamMonitor`]) play the two sides of a TLP stream with
 //! random idle cycles and random backpressure, obeying the valid/ready rules.
 
-use crate::stream::{TlpSink, TlpSource};
+use crate::stream::{PortSink, PortSource, TlpSink, TlpSource};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 
@@ -51,7 +51,11 @@ pub fn packet_beats(dws: &[u32], dest: u8, src: u8, unsupported: bool) -> Vec<Te
                 data,
                 sop: i == 0,
                 eop: i == n - 1,
-                empty: if i == n - 1 { (4 - lanes.len()) as u8 } else { 0 },
+                empty: if i == n - 1 {
+                    (4 - lanes.len()) as u8
+                } else {
+                    0
+                },
                 dest,
                 src,
                 unsupported,
@@ -131,24 +135,19 @@ impl StreamDriver {
     }
 
     /// Sets the sink's inputs for this cycle (call before settling).
-    pub fn drive(&mut self, port: &mut TlpSink) {
+    pub fn drive(&mut self, port: &mut impl BeatIn) {
         if self.presenting.is_none() && !self.queue.is_empty() && self.rng.chance(self.p_valid) {
             self.presenting = self.queue.pop_front();
         }
-        let b = self.presenting.unwrap_or_default();
-        port.valid.next = self.presenting.is_some();
-        port.data.next = bits128(b.data);
-        port.sop.next = b.sop;
-        port.eop.next = b.eop;
-        port.empty.next = u64::from(b.empty).into();
-        port.dest.next = u64::from(b.dest).into();
-        port.src.next = u64::from(b.src).into();
-        port.unsupported.next = b.unsupported;
+        port.put(
+            &self.presenting.unwrap_or_default(),
+            self.presenting.is_some(),
+        );
     }
 
     /// Samples the handshake after settling; returns the beat that moved, if any.
-    pub fn sample(&mut self, port: &TlpSink) -> Option<TestBeat> {
-        if port.valid.val() && port.ready.val() {
+    pub fn sample(&mut self, port: &impl BeatIn) -> Option<TestBeat> {
+        if port.moved() {
             self.presenting.take()
         } else {
             None
@@ -178,24 +177,16 @@ impl StreamMonitor {
     }
 
     /// Sets `ready` for this cycle (call before settling).
-    pub fn drive(&mut self, port: &mut TlpSource) {
-        port.ready.next = self.rng.chance(self.p_ready);
+    pub fn drive(&mut self, port: &mut impl BeatOut) {
+        port.set_ready(self.rng.chance(self.p_ready));
     }
 
     /// Samples the handshake after settling, checking framing; returns the beat taken.
-    pub fn sample(&mut self, port: &TlpSource) -> Option<TestBeat> {
-        if !(port.valid.val() && port.ready.val()) {
+    pub fn sample(&mut self, port: &impl BeatOut) -> Option<TestBeat> {
+        if !port.moved() {
             return None;
         }
-        let b = TestBeat {
-            data: port.data.val().to_u128(),
-            sop: port.sop.val(),
-            eop: port.eop.val(),
-            empty: port.empty.val().to_u64() as u8,
-            dest: port.dest.val().to_u64() as u8,
-            src: port.src.val().to_u64() as u8,
-            unsupported: port.unsupported.val(),
-        };
+        let b = port.beat();
         assert_eq!(
             b.sop,
             self.partial.is_empty(),
@@ -206,6 +197,91 @@ impl StreamMonitor {
             self.packets.push_back(std::mem::take(&mut self.partial));
         }
         Some(b)
+    }
+}
+
+/// An input stream of a block under test, driven by a [`StreamDriver`].
+pub trait BeatIn {
+    /// Presents `b` (with `valid`).
+    fn put(&mut self, b: &TestBeat, valid: bool);
+    /// A beat moves at the next edge.
+    fn moved(&self) -> bool;
+}
+
+/// An output stream of a block under test, taken by a [`StreamMonitor`].
+pub trait BeatOut {
+    /// Drives `ready`.
+    fn set_ready(&mut self, ready: bool);
+    /// A beat moves at the next edge.
+    fn moved(&self) -> bool;
+    /// The beat on the bus.
+    fn beat(&self) -> TestBeat;
+}
+
+impl BeatIn for TlpSink {
+    fn put(&mut self, b: &TestBeat, valid: bool) {
+        self.valid.next = valid;
+        self.data.next = bits128(b.data);
+        self.sop.next = b.sop;
+        self.eop.next = b.eop;
+        self.empty.next = u64::from(b.empty).into();
+        self.dest.next = u64::from(b.dest).into();
+        self.src.next = u64::from(b.src).into();
+        self.unsupported.next = b.unsupported;
+    }
+    fn moved(&self) -> bool {
+        self.valid.val() && self.ready.val()
+    }
+}
+
+impl BeatIn for PortSink {
+    fn put(&mut self, b: &TestBeat, valid: bool) {
+        self.valid.next = valid;
+        self.data.next = bits128(b.data);
+        self.sop.next = b.sop;
+        self.eop.next = b.eop;
+        self.empty.next = u64::from(b.empty).into();
+    }
+    fn moved(&self) -> bool {
+        self.valid.val() && self.ready.val()
+    }
+}
+
+impl BeatOut for TlpSource {
+    fn set_ready(&mut self, ready: bool) {
+        self.ready.next = ready;
+    }
+    fn moved(&self) -> bool {
+        self.valid.val() && self.ready.val()
+    }
+    fn beat(&self) -> TestBeat {
+        TestBeat {
+            data: self.data.val().to_u128(),
+            sop: self.sop.val(),
+            eop: self.eop.val(),
+            empty: self.empty.val().to_u64() as u8,
+            dest: self.dest.val().to_u64() as u8,
+            src: self.src.val().to_u64() as u8,
+            unsupported: self.unsupported.val(),
+        }
+    }
+}
+
+impl BeatOut for PortSource {
+    fn set_ready(&mut self, ready: bool) {
+        self.ready.next = ready;
+    }
+    fn moved(&self) -> bool {
+        self.valid.val() && self.ready.val()
+    }
+    fn beat(&self) -> TestBeat {
+        TestBeat {
+            data: self.data.val().to_u128(),
+            sop: self.sop.val(),
+            eop: self.eop.val(),
+            empty: self.empty.val().to_u64() as u8,
+            ..TestBeat::default()
+        }
     }
 }
 

@@ -24,20 +24,28 @@
 use peach2_regmap::address::GLOBAL_BASE_HI;
 use rust_hdl::prelude::*;
 
-/// Router action: send through the crossbar to `dest`.
-pub const ACTION_FORWARD: u64 = 0;
-/// Router action: hand to the port's link controller.
-pub const ACTION_LINK: u64 = 1;
-/// Router action: drop (counted as a drop).
-pub const ACTION_DROP: u64 = 2;
-/// Router action: drop as malformed (counted as an error).
-pub const ACTION_MALFORMED: u64 = 3;
+/// What the port does with a TLP.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum RouteAction {
+    /// Send through the crossbar to `dest`.
+    Forward,
+    /// Hand to the port's link controller.
+    Link,
+    /// Drop (counted as a drop).
+    Drop,
+    /// Drop as malformed (counted as an error).
+    Malformed,
+}
 
 /// Routing decision for one TLP header (combinational).
 #[derive(LogicBlock)]
 pub struct Router {
-    /// Header lanes of the `sop` beat: DW0..DW3.
-    pub hdr: [Signal<In, Bits<32>>; 4],
+    /// Header DW0 of the `sop` beat (fmt, type).
+    pub dw0: Signal<In, Bits<32>>,
+    /// Header DW2 (address, or its high half for a 4-DW header).
+    pub dw2: Signal<In, Bits<32>>,
+    /// Header DW3 (low address half of a 4-DW header).
+    pub dw3: Signal<In, Bits<32>>,
     /// This port's index (0..3 = N, E, W, S).
     pub port_index: Signal<In, Bits<2>>,
     /// This port plays the root-complex role.
@@ -56,8 +64,8 @@ pub struct Router {
     pub bar2_enable: Signal<In, Bit>,
     /// BAR2 base, address bits 63:40.
     pub bar2_base_hi: Signal<In, Bits<24>>,
-    /// One of the `ACTION_*` codes.
-    pub action: Signal<Out, Bits<2>>,
+    /// What to do with the TLP.
+    pub action: Signal<Out, RouteAction>,
     /// Crossbar destination when forwarding.
     pub dest: Signal<Out, Bits<3>>,
     /// Forwarded to internal to be answered with UR.
@@ -90,7 +98,9 @@ pub struct Router {
 impl Default for Router {
     fn default() -> Self {
         Self {
-            hdr: array_init::array_init(|_| Default::default()),
+            dw0: Default::default(),
+            dw2: Default::default(),
+            dw3: Default::default(),
             port_index: Default::default(),
             role_rc: Default::default(),
             node_id: Default::default(),
@@ -132,16 +142,15 @@ impl Default for Router {
 impl Logic for Router {
     #[hdl_gen]
     fn update(&mut self) {
-        self.fmt.next = self.hdr[0].val().get_bits::<3>(29);
-        self.typ.next = self.hdr[0].val().get_bits::<5>(24);
+        self.fmt.next = self.dw0.val().get_bits::<3>(29);
+        self.typ.next = self.dw0.val().get_bits::<5>(24);
         // fmt bit 1: with data; bit 0: 4-DW header; fmt 1xx is a TLP prefix (unsupported).
         self.is_mem.next = ((self.typ.val() == 0) && !self.fmt.val().get_bit(2))
             || ((self.typ.val() == 1) && (self.fmt.val().get_bits::<2>(1) == 0));
         self.is_atomic.next = (self.typ.val() >= 12)
             && (self.typ.val() <= 14)
             && (self.fmt.val().get_bits::<2>(1) == 1);
-        self.is_io.next = (self.typ.val() == 2)
-            && ((self.fmt.val() == 0) || (self.fmt.val() == 2));
+        self.is_io.next = (self.typ.val() == 2) && ((self.fmt.val() == 0) || (self.fmt.val() == 2));
         self.is_cfg.next = ((self.typ.val() == 4) || (self.typ.val() == 5))
             && ((self.fmt.val() == 0) || (self.fmt.val() == 2));
         self.is_cpl.next = ((self.typ.val() == 10) || (self.typ.val() == 11))
@@ -153,10 +162,10 @@ impl Logic for Router {
             || (self.is_mem.val() && !self.fmt.val().get_bit(1));
 
         self.addr_hi.next = 0.into();
-        self.addr_lo.next = self.hdr[2].val();
+        self.addr_lo.next = self.dw2.val();
         if self.fmt.val().get_bit(0) {
-            self.addr_hi.next = self.hdr[2].val();
-            self.addr_lo.next = self.hdr[3].val();
+            self.addr_hi.next = self.dw2.val();
+            self.addr_lo.next = self.dw3.val();
         }
         self.is_n.next = self.port_index.val() == 0;
         self.bar0_hit.next = self.is_n.val()
@@ -189,52 +198,55 @@ impl Logic for Router {
         }
 
         // Defaults: not served.
-        self.action.next = ACTION_DROP.into();
+        self.action.next = RouteAction::Drop;
         self.dest.next = 4.into();
         self.unsupported.next = false;
-        self.rewrite_global.next = self.bar2_hit.val();
         if self.non_posted.val() {
-            self.action.next = ACTION_FORWARD.into();
+            self.action.next = RouteAction::Forward;
             self.unsupported.next = true;
         }
 
         if self.is_cfg.val() {
-            self.action.next = ACTION_LINK.into();
+            self.action.next = RouteAction::Link;
             self.unsupported.next = false;
         } else if self.is_cpl.val() {
             self.unsupported.next = false;
             if self.role_rc.val() {
-                self.action.next = ACTION_LINK.into();
+                self.action.next = RouteAction::Link;
             } else if self.is_n.val() {
-                self.action.next = ACTION_FORWARD.into();
+                self.action.next = RouteAction::Forward;
             } else {
-                self.action.next = ACTION_DROP.into();
+                self.action.next = RouteAction::Drop;
             }
         } else if self.is_msg.val() {
-            self.action.next = ACTION_DROP.into();
+            self.action.next = RouteAction::Drop;
         } else if self.is_mem.val() || self.is_atomic.val() {
             if self.bar0_hit.val() {
-                self.action.next = ACTION_FORWARD.into();
+                self.action.next = RouteAction::Forward;
                 self.unsupported.next = self.is_atomic.val();
             } else if self.global.val() && !self.non_posted.val() {
                 if self.node.val() == self.node_id.val() {
                     if self.target.val() == 5 {
-                        self.action.next = ACTION_FORWARD.into();
+                        self.action.next = RouteAction::Forward;
                     } else if (self.target.val() < 5) && self.n_ready.val() {
-                        self.action.next = ACTION_FORWARD.into();
+                        self.action.next = RouteAction::Forward;
                         self.dest.next = 0.into();
                     }
                 } else if self.entry.val().get_bit(2)
                     && self.out_ready.val()
                     && (self.entry.val().get_bits::<2>(0) != self.port_index.val())
                 {
-                    self.action.next = ACTION_FORWARD.into();
+                    self.action.next = RouteAction::Forward;
                     self.dest.next = bit_cast::<3, 2>(self.entry.val().get_bits::<2>(0));
                 }
             }
         } else if !self.is_io.val() {
-            self.action.next = ACTION_MALFORMED.into();
+            self.action.next = RouteAction::Malformed;
             self.unsupported.next = false;
         }
+        // Only a TLP that leaves through a port carries the rewritten address.
+        self.rewrite_global.next = self.bar2_hit.val()
+            && (self.action.val() == RouteAction::Forward)
+            && !self.unsupported.val();
     }
 }

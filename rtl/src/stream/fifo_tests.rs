@@ -22,7 +22,12 @@ fn run(p_valid: f64, p_ready: f64, seed: u64) {
     s.uut.reset.next = false;
     let limit = 20_000;
     while mon.packets.len() < expect.len() {
-        assert!(s.cycle < limit, "FIFO stalled: {} packets of {}", mon.packets.len(), expect.len());
+        assert!(
+            s.cycle < limit,
+            "FIFO stalled: {} packets of {}",
+            mon.packets.len(),
+            expect.len()
+        );
         drv.drive(&mut s.uut.sink);
         mon.drive(&mut s.uut.source);
         s.settle();

@@ -76,5 +76,42 @@ pub struct TlpSink {
     pub ready: Signal<Out, Bit>,
 }
 
+/// The sending side of a port stream: a [`TlpSource`] without chip metadata, as the
+/// hard IP's application interface carries it.
+#[derive(LogicInterface, Default)]
+#[join = "PortSink"]
+pub struct PortSource {
+    /// Beat data, 4 DW lanes.
+    pub data: Signal<Out, Bits<DATA_BITS>>,
+    /// First beat of a TLP.
+    pub sop: Signal<Out, Bit>,
+    /// Last beat of a TLP.
+    pub eop: Signal<Out, Bit>,
+    /// Unused DW lanes in the `eop` beat.
+    pub empty: Signal<Out, Bits<2>>,
+    /// The beat is valid.
+    pub valid: Signal<Out, Bit>,
+    /// The receiver takes the beat.
+    pub ready: Signal<In, Bit>,
+}
+
+/// The receiving side of a port stream; the mirror of [`PortSource`].
+#[derive(LogicInterface, Default)]
+#[join = "PortSource"]
+pub struct PortSink {
+    /// Beat data, 4 DW lanes.
+    pub data: Signal<In, Bits<DATA_BITS>>,
+    /// First beat of a TLP.
+    pub sop: Signal<In, Bit>,
+    /// Last beat of a TLP.
+    pub eop: Signal<In, Bit>,
+    /// Unused DW lanes in the `eop` beat.
+    pub empty: Signal<In, Bits<2>>,
+    /// The beat is valid.
+    pub valid: Signal<In, Bit>,
+    /// The receiver takes the beat.
+    pub ready: Signal<Out, Bit>,
+}
+
 #[cfg(test)]
 mod fifo_tests;

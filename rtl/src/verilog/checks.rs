@@ -32,7 +32,9 @@ impl fmt::Display for CheckError {
             CheckError::ToolMissing(t) => {
                 write!(f, "{t} is not installed (run scripts/setup.sh)")
             }
-            CheckError::Rejected { tool, output } => write!(f, "{tool} rejected the design:\n{output}"),
+            CheckError::Rejected { tool, output } => {
+                write!(f, "{tool} rejected the design:\n{output}")
+            }
             CheckError::Io(e) => write!(f, "i/o error: {e}"),
         }
     }
@@ -188,6 +190,9 @@ mod tests {
     fn stat_parsing_counts_flops_latches_and_memory() {
         let log = "Printing statistics.\n\n=== top ===\n   Number of cells:                 12\n     $_DFF_P_                        3\n     $_DLATCH_P_                     1\n     $_SDFFE_PP0P_                   2\n   Number of memory bits:         2048\n";
         let r = parse_stat(log);
-        assert_eq!((r.cells, r.flip_flops, r.latches, r.memory_bits), (12, 5, 1, 2048));
+        assert_eq!(
+            (r.cells, r.flip_flops, r.latches, r.memory_bits),
+            (12, 5, 1, 2048)
+        );
     }
 }

@@ -1,0 +1,275 @@
+//! A port's RX stage: decides where each TLP goes, rewrites BAR2 addresses at N into
+//! global ones, checks framing, and hands the TLP on.
+//!
+//! One register stage. The [`Router`] looks at the `sop` beat as it arrives; its decision
+//! is kept for the rest of the packet. Beats go to the crossbar (through the port's
+//! ingress FIFO), to the port's link controller, or nowhere (dropped; counted). The
+//! header's length field is checked against the beats that arrive: a mismatch, a `sop`
+//! inside a packet or a beat outside one is counted as malformed (the beats already
+//! forwarded cannot be called back; the hard IP has dropped such TLPs before they get here
+//! on real hardware, so this is a diagnostic).
+
+use crate::router::{RouteAction, Router};
+use crate::stream::{PortSink, TlpSource};
+use peach2_regmap::address::GLOBAL_BASE_HI;
+use rust_hdl::prelude::*;
+
+/// What happens to the beats of the packet in progress.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum Steer {
+    /// Between packets.
+    Idle,
+    /// To the crossbar.
+    Xbar,
+    /// To the link controller.
+    Link,
+    /// Consumed and dropped.
+    Drop,
+}
+
+/// The RX stage of one port.
+#[derive(LogicBlock)]
+pub struct RxRoute {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Upstream: TLPs from the port's hard IP.
+    pub rx: PortSink,
+    /// Downstream: TLPs for the crossbar, with `dest`, `src`, `unsupported` set.
+    pub to_xbar: TlpSource,
+    /// Downstream: TLPs for the port's link controller.
+    pub to_link: TlpSource,
+    /// This port's index (0..3 = N, E, W, S).
+    pub port_index: Signal<In, Bits<2>>,
+    /// This port plays the root-complex role.
+    pub role_rc: Signal<In, Bit>,
+    /// This node's id.
+    pub node_id: Signal<In, Bits<4>>,
+    /// Routing table (see [`Router::route_table`]).
+    pub route_table: Signal<In, Bits<48>>,
+    /// Per-port link ready.
+    pub port_ready: Signal<In, Bits<4>>,
+    /// BAR0 decode enabled.
+    pub bar0_enable: Signal<In, Bit>,
+    /// BAR0 base, address bits 31:16.
+    pub bar0_base: Signal<In, Bits<16>>,
+    /// BAR2 decode enabled.
+    pub bar2_enable: Signal<In, Bit>,
+    /// BAR2 base, address bits 63:40.
+    pub bar2_base_hi: Signal<In, Bits<24>>,
+    /// Pulse: a TLP started (its `sop` beat was taken).
+    pub tlp_in: Signal<Out, Bit>,
+    /// Bytes taken this cycle (0..16).
+    pub bytes_in: Signal<Out, Bits<5>>,
+    /// Pulse: a TLP was dropped.
+    pub dropped: Signal<Out, Bit>,
+    /// Pulse: a malformed TLP was seen.
+    pub malformed: Signal<Out, Bit>,
+    router: Router,
+    steer: DFF<Steer>,
+    out_valid: DFF<Bit>,
+    out_link: DFF<Bit>,
+    out_data: DFF<Bits<128>>,
+    out_sop: DFF<Bit>,
+    out_eop: DFF<Bit>,
+    out_empty: DFF<Bits<2>>,
+    out_dest: DFF<Bits<3>>,
+    out_unsupported: DFF<Bit>,
+    /// DWs the packet in progress still owes (from its header's length field).
+    dws_left: DFF<Bits<12>>,
+    take: Signal<Local, Bit>,
+    out_ready: Signal<Local, Bit>,
+    cur: Signal<Local, Steer>,
+    beat_dws: Signal<Local, Bits<12>>,
+    hdr_dws: Signal<Local, Bits<12>>,
+    payload_dws: Signal<Local, Bits<12>>,
+    total_dws: Signal<Local, Bits<12>>,
+    global_base_hi: Constant<Bits<24>>,
+}
+
+impl Default for RxRoute {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            rx: Default::default(),
+            to_xbar: Default::default(),
+            to_link: Default::default(),
+            port_index: Default::default(),
+            role_rc: Default::default(),
+            node_id: Default::default(),
+            route_table: Default::default(),
+            port_ready: Default::default(),
+            bar0_enable: Default::default(),
+            bar0_base: Default::default(),
+            bar2_enable: Default::default(),
+            bar2_base_hi: Default::default(),
+            tlp_in: Default::default(),
+            bytes_in: Default::default(),
+            dropped: Default::default(),
+            malformed: Default::default(),
+            router: Default::default(),
+            steer: Default::default(),
+            out_valid: Default::default(),
+            out_link: Default::default(),
+            out_data: Default::default(),
+            out_sop: Default::default(),
+            out_eop: Default::default(),
+            out_empty: Default::default(),
+            out_dest: Default::default(),
+            out_unsupported: Default::default(),
+            dws_left: Default::default(),
+            take: Default::default(),
+            out_ready: Default::default(),
+            cur: Default::default(),
+            beat_dws: Default::default(),
+            hdr_dws: Default::default(),
+            payload_dws: Default::default(),
+            total_dws: Default::default(),
+            global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
+        }
+    }
+}
+
+impl Logic for RxRoute {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            steer,
+            out_valid,
+            out_link,
+            out_data,
+            out_sop,
+            out_eop,
+            out_empty,
+            out_dest,
+            out_unsupported,
+            dws_left
+        );
+        // The router sees the lanes of the beat on the input.
+        self.router.dw0.next = self.rx.data.val().get_bits::<32>(0);
+        self.router.dw2.next = self.rx.data.val().get_bits::<32>(64);
+        self.router.dw3.next = self.rx.data.val().get_bits::<32>(96);
+        self.router.port_index.next = self.port_index.val();
+        self.router.role_rc.next = self.role_rc.val();
+        self.router.node_id.next = self.node_id.val();
+        self.router.route_table.next = self.route_table.val();
+        self.router.port_ready.next = self.port_ready.val();
+        self.router.bar0_enable.next = self.bar0_enable.val();
+        self.router.bar0_base.next = self.bar0_base.val();
+        self.router.bar2_enable.next = self.bar2_enable.val();
+        self.router.bar2_base_hi.next = self.bar2_base_hi.val();
+
+        // Outputs from the register stage.
+        self.to_xbar.data.next = self.out_data.q.val();
+        self.to_xbar.sop.next = self.out_sop.q.val();
+        self.to_xbar.eop.next = self.out_eop.q.val();
+        self.to_xbar.empty.next = self.out_empty.q.val();
+        self.to_xbar.dest.next = self.out_dest.q.val();
+        self.to_xbar.src.next = bit_cast::<3, 2>(self.port_index.val());
+        self.to_xbar.unsupported.next = self.out_unsupported.q.val();
+        self.to_xbar.valid.next = self.out_valid.q.val() && !self.out_link.q.val();
+        self.to_link.data.next = self.out_data.q.val();
+        self.to_link.sop.next = self.out_sop.q.val();
+        self.to_link.eop.next = self.out_eop.q.val();
+        self.to_link.empty.next = self.out_empty.q.val();
+        self.to_link.dest.next = 0.into();
+        self.to_link.src.next = bit_cast::<3, 2>(self.port_index.val());
+        self.to_link.unsupported.next = false;
+        self.to_link.valid.next = self.out_valid.q.val() && self.out_link.q.val();
+        self.out_ready.next = (self.to_xbar.ready.val() && !self.out_link.q.val())
+            || (self.to_link.ready.val() && self.out_link.q.val());
+        if self.out_valid.q.val() && self.out_ready.val() {
+            self.out_valid.d.next = false;
+        }
+
+        self.rx.ready.next = (!self.out_valid.q.val() || self.out_ready.val()) && !self.reset.val();
+        self.take.next = self.rx.valid.val() && self.rx.ready.val();
+
+        // Steering for this beat: a new decision on sop, else the packet's.
+        self.cur.next = self.steer.q.val();
+        if self.rx.sop.val() {
+            self.cur.next = Steer::Drop;
+            if self.router.action.val() == RouteAction::Forward {
+                self.cur.next = Steer::Xbar;
+            }
+            if self.router.action.val() == RouteAction::Link {
+                self.cur.next = Steer::Link;
+            }
+        }
+
+        // Header and payload size of the TLP starting here: fmt bit 0 = 4-DW header,
+        // fmt bit 1 = with data (length 0 means 1024), TD adds the digest.
+        self.hdr_dws.next = 3.into();
+        if self.rx.data.val().get_bit(29) {
+            self.hdr_dws.next = 4.into();
+        }
+        self.payload_dws.next = 0.into();
+        if self.rx.data.val().get_bit(30) {
+            self.payload_dws.next = bit_cast::<12, 10>(self.rx.data.val().get_bits::<10>(0));
+            if self.rx.data.val().get_bits::<10>(0) == 0 {
+                self.payload_dws.next = 1024.into();
+            }
+        }
+        self.total_dws.next = self.hdr_dws.val() + self.payload_dws.val();
+        if self.rx.data.val().get_bit(15) {
+            self.total_dws.next = self.hdr_dws.val() + self.payload_dws.val() + 1;
+        }
+        self.beat_dws.next = 4.into();
+        if self.rx.eop.val() {
+            self.beat_dws.next = 4 - bit_cast::<12, 2>(self.rx.empty.val());
+        }
+
+        self.tlp_in.next = false;
+        self.bytes_in.next = 0.into();
+        self.dropped.next = false;
+        self.malformed.next = false;
+        if self.take.val() {
+            self.bytes_in.next = bit_cast::<5, 12>(self.beat_dws.val()) << 2;
+            self.steer.d.next = self.cur.val();
+            if self.rx.sop.val() {
+                self.tlp_in.next = true;
+                self.dws_left.d.next = self.total_dws.val() - self.beat_dws.val();
+                self.malformed.next = (self.steer.q.val() != Steer::Idle)
+                    || (self.router.action.val() == RouteAction::Malformed)
+                    || (self.total_dws.val() < self.beat_dws.val())
+                    || (self.rx.eop.val() && (self.total_dws.val() != self.beat_dws.val()));
+                self.dropped.next = self.router.action.val() == RouteAction::Drop;
+            } else {
+                self.dws_left.d.next = self.dws_left.q.val() - self.beat_dws.val();
+                self.malformed.next = (self.steer.q.val() == Steer::Idle)
+                    || (self.dws_left.q.val() < self.beat_dws.val())
+                    || (self.rx.eop.val() && (self.dws_left.q.val() != self.beat_dws.val()));
+            }
+            if self.rx.eop.val() {
+                self.steer.d.next = Steer::Idle;
+            }
+            if (self.cur.val() == Steer::Xbar) || (self.cur.val() == Steer::Link) {
+                self.out_valid.d.next = true;
+                self.out_link.d.next = self.cur.val() == Steer::Link;
+                self.out_data.d.next = self.rx.data.val();
+                self.out_sop.d.next = self.rx.sop.val();
+                self.out_eop.d.next = self.rx.eop.val();
+                self.out_empty.d.next = self.rx.empty.val();
+                if self.rx.sop.val() {
+                    self.out_dest.d.next = self.router.dest.val();
+                    self.out_unsupported.d.next = self.router.unsupported.val();
+                    if self.router.rewrite_global.val() {
+                        // Address bits 63:40 are bits 31:8 of DW2 (lane 2).
+                        self.out_data.d.next = (self.rx.data.val()
+                            & !(bit_cast::<128, 24>(0xFF_FFFF.into()) << 72))
+                            | (bit_cast::<128, 24>(self.global_base_hi.val()) << 72);
+                    }
+                }
+            }
+        }
+        if self.reset.val() {
+            self.steer.d.next = Steer::Idle;
+            self.out_valid.d.next = false;
+            self.dws_left.d.next = 0.into();
+        }
+    }
+}
