@@ -1,0 +1,408 @@
+//! The internal completer: CSR accesses from TLPs, and UR/CA completions.
+//!
+//! One request at a time. A CSR write is applied DW by DW as its payload lanes arrive
+//! (byte enables from the header). A CSR read of 1 to 4 DWs is answered with one CplD; a
+//! longer read is answered with Completer Abort (BAR0 is registers, not memory). A request
+//! the RX stage marked `unsupported` is consumed and answered with UR. Completions that
+//! reach here match no request of the chip's (the chip issues none yet) and are counted.
+//! Writes to the internal-memory target are dropped and counted until the DMA controller
+//! provides that memory.
+
+use crate::stream::{TlpSink, TlpSource};
+use peach2_regmap::address::GLOBAL_BASE_HI;
+use rust_hdl::prelude::*;
+
+/// Completer state.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum CompleterState {
+    /// Waiting for a request.
+    Idle,
+    /// Applying a CSR write's payload, lane by lane.
+    Write,
+    /// Reading CSRs into the completion's data.
+    Read,
+    /// Consuming the rest of a packet, then answering if `respond` is set.
+    Drain,
+    /// Sending the completion's first beat.
+    Respond,
+    /// Sending the completion's second beat (reads of 2..4 DWs).
+    Respond2,
+}
+
+// Completion status codes (PCIe Base Spec 3.0, 2.2.9) appear as literals below (rust-hdl
+// prints named constants by name): SC = 0, UR = 1, CA = 4.
+
+/// The internal completer.
+#[derive(LogicBlock)]
+pub struct InternalCompleter {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Upstream: TLPs the crossbar delivers to the chip.
+    pub from_xbar: TlpSink,
+    /// Downstream: completions into the crossbar, `dest` = the requester's port.
+    pub to_xbar: TlpSource,
+    /// Completer id (the N port's bus/device/function).
+    pub completer_id: Signal<In, Bits<16>>,
+    /// CSR write strobe.
+    pub csr_wr_en: Signal<Out, Bit>,
+    /// CSR write DW index.
+    pub csr_wr_addr: Signal<Out, Bits<14>>,
+    /// CSR write data.
+    pub csr_wr_data: Signal<Out, Bits<32>>,
+    /// CSR write byte enables.
+    pub csr_wr_be: Signal<Out, Bits<4>>,
+    /// CSR read DW index.
+    pub csr_rd_addr: Signal<Out, Bits<14>>,
+    /// CSR read data (combinational from the register file).
+    pub csr_rd_data: Signal<In, Bits<32>>,
+    /// Pulse: a UR completion left for port `status_port`.
+    pub ur_sent: Signal<Out, Bit>,
+    /// Pulse: a completion matched no request.
+    pub cpl_unexpected: Signal<Out, Bit>,
+    /// Pulse: a request was dropped here (from port `status_port`).
+    pub dropped: Signal<Out, Bit>,
+    /// Port the pulses above refer to.
+    pub status_port: Signal<Out, Bits<3>>,
+    state: DFF<CompleterState>,
+    h0: DFF<Bits<32>>,
+    h1: DFF<Bits<32>>,
+    src: DFF<Bits<3>>,
+    status: DFF<Bits<3>>,
+    respond: DFF<Bit>,
+    lane: DFF<Bits<3>>,
+    dw_addr: DFF<Bits<14>>,
+    dws_left: DFF<Bits<11>>,
+    first: DFF<Bit>,
+    rd_index: DFF<Bits<3>>,
+    rd_data: [DFF<Bits<32>>; 4],
+    // Combinational views of the beat on the input.
+    in_fmt: Signal<Local, Bits<3>>,
+    in_type: Signal<Local, Bits<5>>,
+    in_addr_lo: Signal<Local, Bits<32>>,
+    in_global: Signal<Local, Bit>,
+    in_len: Signal<Local, Bits<11>>,
+    lane_data: Signal<Local, Bits<32>>,
+    // Fields of the latched header.
+    length: Signal<Local, Bits<10>>,
+    first_be: Signal<Local, Bits<4>>,
+    last_be: Signal<Local, Bits<4>>,
+    lead: Signal<Local, Bits<12>>,
+    trail: Signal<Local, Bits<12>>,
+    byte_count: Signal<Local, Bits<12>>,
+    lower_addr: Signal<Local, Bits<7>>,
+    cpl_dw0: Signal<Local, Bits<32>>,
+    cpl_dw1: Signal<Local, Bits<32>>,
+    cpl_dw2: Signal<Local, Bits<32>>,
+    global_base_hi: Constant<Bits<24>>,
+}
+
+impl Default for InternalCompleter {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            from_xbar: Default::default(),
+            to_xbar: Default::default(),
+            completer_id: Default::default(),
+            csr_wr_en: Default::default(),
+            csr_wr_addr: Default::default(),
+            csr_wr_data: Default::default(),
+            csr_wr_be: Default::default(),
+            csr_rd_addr: Default::default(),
+            csr_rd_data: Default::default(),
+            ur_sent: Default::default(),
+            cpl_unexpected: Default::default(),
+            dropped: Default::default(),
+            status_port: Default::default(),
+            state: Default::default(),
+            h0: Default::default(),
+            h1: Default::default(),
+            src: Default::default(),
+            status: Default::default(),
+            respond: Default::default(),
+            lane: Default::default(),
+            dw_addr: Default::default(),
+            dws_left: Default::default(),
+            first: Default::default(),
+            rd_index: Default::default(),
+            rd_data: array_init::array_init(|_| Default::default()),
+            in_fmt: Default::default(),
+            in_type: Default::default(),
+            in_addr_lo: Default::default(),
+            in_global: Default::default(),
+            in_len: Default::default(),
+            lane_data: Default::default(),
+            length: Default::default(),
+            first_be: Default::default(),
+            last_be: Default::default(),
+            lead: Default::default(),
+            trail: Default::default(),
+            byte_count: Default::default(),
+            lower_addr: Default::default(),
+            cpl_dw0: Default::default(),
+            cpl_dw1: Default::default(),
+            cpl_dw2: Default::default(),
+            global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
+        }
+    }
+}
+
+impl Logic for InternalCompleter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, h0, h1, src, status, respond, lane, dw_addr, dws_left, first,
+            rd_index
+        );
+        for k in 0..4 {
+            self.rd_data[k].clock.next = self.clock.val();
+            self.rd_data[k].d.next = self.rd_data[k].q.val();
+        }
+
+        // The beat on the input, decoded as a header (meaningful on sop).
+        self.in_fmt.next = self.from_xbar.data.val().get_bits::<3>(29);
+        self.in_type.next = self.from_xbar.data.val().get_bits::<5>(24);
+        self.in_addr_lo.next = self.from_xbar.data.val().get_bits::<32>(64);
+        self.in_global.next = false;
+        if self.in_fmt.val().get_bit(0) {
+            self.in_addr_lo.next = self.from_xbar.data.val().get_bits::<32>(96);
+            self.in_global.next =
+                self.from_xbar.data.val().get_bits::<24>(72) == self.global_base_hi.val();
+        }
+        self.in_len.next = bit_cast::<11, 10>(self.from_xbar.data.val().get_bits::<10>(0));
+        if self.from_xbar.data.val().get_bits::<10>(0) == 0 {
+            self.in_len.next = 1024.into();
+        }
+        self.lane_data.next = 0.into();
+        for k in 0..4 {
+            if self.lane.q.val().index() == k {
+                self.lane_data.next = self.from_xbar.data.val().get_bits::<32>(32 * k);
+            }
+        }
+
+        // Completion header from the latched request.
+        self.length.next = self.h0.q.val().get_bits::<10>(0);
+        self.first_be.next = self.h1.q.val().get_bits::<4>(0);
+        self.last_be.next = self.h1.q.val().get_bits::<4>(4);
+        // Bytes disabled before the first and after the last enabled byte.
+        self.lead.next = 0.into();
+        if self.first_be.val().get_bits::<2>(0) == 2 {
+            self.lead.next = 1.into();
+        }
+        if self.first_be.val().get_bits::<3>(0) == 4 {
+            self.lead.next = 2.into();
+        }
+        if self.first_be.val() == 8 {
+            self.lead.next = 3.into();
+        }
+        self.trail.next = 0.into();
+        if self.length.val() == 1 {
+            // A 1-DW request: last_be is 0 and first_be bounds both ends.
+            if self.first_be.val().get_bits::<2>(2) == 1 {
+                self.trail.next = 1.into();
+            }
+            if self.first_be.val().get_bits::<3>(1) == 1 {
+                self.trail.next = 2.into();
+            }
+            if self.first_be.val() == 1 {
+                self.trail.next = 3.into();
+            }
+            if self.first_be.val() == 0 {
+                self.trail.next = 3.into();
+            }
+        } else {
+            if self.last_be.val().get_bits::<2>(2) == 1 {
+                self.trail.next = 1.into();
+            }
+            if self.last_be.val().get_bits::<3>(1) == 1 {
+                self.trail.next = 2.into();
+            }
+            if self.last_be.val() == 1 {
+                self.trail.next = 3.into();
+            }
+        }
+        self.byte_count.next =
+            (bit_cast::<12, 10>(self.length.val()) << 2) - self.lead.val() - self.trail.val();
+        // Lower address: address bits 6:2 and the first enabled byte.
+        self.lower_addr.next = (bit_cast::<7, 5>(self.dw_addr.q.val().get_bits::<5>(0)) << 2)
+            | bit_cast::<7, 2>(self.lead.val().get_bits::<2>(0));
+        // fmt/type of Cpl or CplD; TC and attributes copied from the request.
+        self.cpl_dw0.next = (self.h0.q.val() & 0x0074_3000) | 0x0A00_0000;
+        if self.status.q.val() == 0 {
+            self.cpl_dw0.next = (self.h0.q.val() & 0x0074_3000)
+                | 0x4A00_0000
+                | bit_cast::<32, 10>(self.length.val());
+        }
+        self.cpl_dw1.next = (bit_cast::<32, 16>(self.completer_id.val()) << 16)
+            | (bit_cast::<32, 3>(self.status.q.val()) << 13)
+            | bit_cast::<32, 12>(self.byte_count.val());
+        self.cpl_dw2.next =
+            (self.h1.q.val() & 0xFFFF_FF00u64) | bit_cast::<32, 7>(self.lower_addr.val());
+
+        // Defaults.
+        self.from_xbar.ready.next = false;
+        self.to_xbar.valid.next = false;
+        self.to_xbar.data.next = 0.into();
+        self.to_xbar.sop.next = false;
+        self.to_xbar.eop.next = false;
+        self.to_xbar.empty.next = 0.into();
+        self.to_xbar.dest.next = self.src.q.val();
+        self.to_xbar.src.next = 4.into();
+        self.to_xbar.unsupported.next = false;
+        self.csr_wr_en.next = false;
+        self.csr_wr_addr.next = self.dw_addr.q.val();
+        self.csr_wr_data.next = self.lane_data.val();
+        self.csr_wr_be.next = 0xF.into();
+        self.csr_rd_addr.next = self.dw_addr.q.val() + bit_cast::<14, 3>(self.rd_index.q.val());
+        self.ur_sent.next = false;
+        self.cpl_unexpected.next = false;
+        self.dropped.next = false;
+        self.status_port.next = self.src.q.val();
+
+        match self.state.q.val() {
+            CompleterState::Idle => {
+                if self.from_xbar.valid.val() && self.from_xbar.sop.val() {
+                    self.h0.d.next = self.from_xbar.data.val().get_bits::<32>(0);
+                    self.h1.d.next = self.from_xbar.data.val().get_bits::<32>(32);
+                    self.src.d.next = self.from_xbar.src.val();
+                    self.dw_addr.d.next = self.in_addr_lo.val().get_bits::<14>(2);
+                    self.dws_left.d.next = self.in_len.val();
+                    self.first.d.next = true;
+                    self.rd_index.d.next = 0.into();
+                    self.respond.d.next = false;
+                    self.status.d.next = 1.into();
+                    // Payload of a 3-DW header starts in lane 3; of a 4-DW one, in the next beat.
+                    self.lane.d.next = 3.into();
+                    if self.in_fmt.val().get_bit(0) {
+                        self.lane.d.next = 4.into();
+                    }
+                    self.state.d.next = CompleterState::Drain;
+                    if self.from_xbar.unsupported.val() {
+                        self.respond.d.next = true;
+                    } else if (self.in_type.val() == 10) || (self.in_type.val() == 11) {
+                        self.cpl_unexpected.next = true;
+                    } else if (self.in_type.val() == 0) && self.in_fmt.val().get_bit(1) {
+                        if self.in_global.val() {
+                            self.dropped.next = true;
+                            self.status_port.next = self.from_xbar.src.val();
+                        } else {
+                            self.state.d.next = CompleterState::Write;
+                        }
+                    } else if (self.in_type.val() == 0) && !self.in_fmt.val().get_bit(1) {
+                        self.respond.d.next = true;
+                        if self.in_len.val() > 4 {
+                            self.status.d.next = 4.into();
+                        } else if self.from_xbar.eop.val() {
+                            self.status.d.next = 0.into();
+                            self.from_xbar.ready.next = true;
+                            self.state.d.next = CompleterState::Read;
+                        }
+                    } else {
+                        self.dropped.next = true;
+                        self.status_port.next = self.from_xbar.src.val();
+                    }
+                } else if self.from_xbar.valid.val() {
+                    // A beat outside a packet: consume it.
+                    self.from_xbar.ready.next = true;
+                }
+            }
+            CompleterState::Write => {
+                if self.from_xbar.valid.val() {
+                    if self.lane.q.val() == 4 {
+                        self.from_xbar.ready.next = true;
+                        self.lane.d.next = 0.into();
+                        if self.from_xbar.eop.val() {
+                            self.state.d.next = CompleterState::Idle;
+                        }
+                    } else {
+                        self.csr_wr_en.next = true;
+                        if self.first.q.val() {
+                            self.csr_wr_be.next = self.first_be.val();
+                        } else if self.dws_left.q.val() == 1 {
+                            self.csr_wr_be.next = self.last_be.val();
+                        }
+                        self.first.d.next = false;
+                        self.dw_addr.d.next = self.dw_addr.q.val() + 1;
+                        self.dws_left.d.next = self.dws_left.q.val() - 1;
+                        self.lane.d.next = self.lane.q.val() + 1;
+                        if self.dws_left.q.val() == 1 {
+                            self.from_xbar.ready.next = true;
+                            self.state.d.next = CompleterState::Idle;
+                            if !self.from_xbar.eop.val() {
+                                self.state.d.next = CompleterState::Drain;
+                            }
+                        } else if self.lane.q.val() == 3 {
+                            self.from_xbar.ready.next = true;
+                            self.lane.d.next = 0.into();
+                            if self.from_xbar.eop.val() {
+                                // Fewer DWs than the header said: stop here.
+                                self.state.d.next = CompleterState::Idle;
+                            }
+                        }
+                    }
+                }
+            }
+            CompleterState::Read => {
+                for k in 0..4 {
+                    if self.rd_index.q.val().index() == k {
+                        self.rd_data[k].d.next = self.csr_rd_data.val();
+                    }
+                }
+                self.rd_index.d.next = self.rd_index.q.val() + 1;
+                if bit_cast::<11, 3>(self.rd_index.q.val()) + 1 == self.dws_left.q.val() {
+                    self.state.d.next = CompleterState::Respond;
+                }
+            }
+            CompleterState::Drain => {
+                self.from_xbar.ready.next = true;
+                if self.from_xbar.valid.val() && self.from_xbar.eop.val() {
+                    self.state.d.next = CompleterState::Idle;
+                    if self.respond.q.val() {
+                        self.state.d.next = CompleterState::Respond;
+                    }
+                }
+            }
+            CompleterState::Respond => {
+                self.to_xbar.valid.next = true;
+                self.to_xbar.sop.next = true;
+                self.to_xbar.data.next = bit_cast::<128, 32>(self.cpl_dw0.val())
+                    | (bit_cast::<128, 32>(self.cpl_dw1.val()) << 32)
+                    | (bit_cast::<128, 32>(self.cpl_dw2.val()) << 64);
+                if self.status.q.val() == 0 {
+                    self.to_xbar.data.next = bit_cast::<128, 32>(self.cpl_dw0.val())
+                        | (bit_cast::<128, 32>(self.cpl_dw1.val()) << 32)
+                        | (bit_cast::<128, 32>(self.cpl_dw2.val()) << 64)
+                        | (bit_cast::<128, 32>(self.rd_data[0].q.val()) << 96);
+                    self.to_xbar.eop.next = self.length.val() == 1;
+                } else {
+                    self.to_xbar.eop.next = true;
+                    self.to_xbar.empty.next = 1.into();
+                }
+                if self.to_xbar.ready.val() {
+                    self.ur_sent.next = self.status.q.val() == 1;
+                    self.state.d.next = CompleterState::Idle;
+                    if (self.status.q.val() == 0) && (self.length.val() != 1) {
+                        self.state.d.next = CompleterState::Respond2;
+                    }
+                }
+            }
+            CompleterState::Respond2 => {
+                self.to_xbar.valid.next = true;
+                self.to_xbar.eop.next = true;
+                self.to_xbar.empty.next =
+                    bit_cast::<2, 3>(5 - bit_cast::<3, 10>(self.length.val()));
+                self.to_xbar.data.next = bit_cast::<128, 32>(self.rd_data[1].q.val())
+                    | (bit_cast::<128, 32>(self.rd_data[2].q.val()) << 32)
+                    | (bit_cast::<128, 32>(self.rd_data[3].q.val()) << 64);
+                if self.to_xbar.ready.val() {
+                    self.state.d.next = CompleterState::Idle;
+                }
+            }
+        }
+        if self.reset.val() {
+            self.state.d.next = CompleterState::Idle;
+        }
+    }
+}
