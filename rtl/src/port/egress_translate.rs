@@ -1,0 +1,221 @@
+//! The N port's egress translation: a write that arrives at its destination node carries
+//! a global address; here it becomes the local PCIe address of its target,
+//! `TARGET[target] + offset` (the map is in `peach2_regmap::address`).
+//!
+//! A translated address below 4 GiB must travel in a 3-DW header (PCIe requires the
+//! 32-bit format there), so the TLP loses one header DW and every payload DW moves one
+//! lane down: the stage holds three lanes of each beat for the next. A write to a
+//! disabled target is dropped and counted. Every other TLP passes unchanged.
+
+use crate::csr::regs::TARGETS;
+use crate::stream::{TlpSink, TlpSource};
+use peach2_regmap::address::GLOBAL_BASE_HI;
+use rust_hdl::prelude::*;
+
+/// What the stage does with the packet in progress.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum EgressMode {
+    /// Between packets.
+    Idle,
+    /// Beats pass unchanged (after the header rewrite, if any).
+    Pass,
+    /// 4-DW to 3-DW: each output beat is three held lanes and the next beat's lane 0.
+    Shift,
+    /// The last output beat of a shifted packet: the held lanes alone.
+    Flush,
+    /// Beats are consumed and dropped.
+    Drop,
+}
+
+/// Egress address translation for the N port.
+#[derive(LogicBlock)]
+pub struct EgressTranslate {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Upstream: packets the crossbar sends to N.
+    pub from_xbar: TlpSink,
+    /// Downstream: packets with local addresses.
+    pub to_port: TlpSource,
+    /// Local base address per target (host, GPU 0..3).
+    pub target_base: [Signal<In, Bits<64>>; TARGETS],
+    /// Enable bit per target.
+    pub target_enable: Signal<In, Bits<5>>,
+    /// Pulse: a write to a disabled target was dropped.
+    pub dropped: Signal<Out, Bit>,
+    mode: DFF<EgressMode>,
+    held: DFF<Bits<96>>,
+    first_out: DFF<Bit>,
+    flush_empty: DFF<Bits<2>>,
+    is_global_write: Signal<Local, Bit>,
+    target: Signal<Local, Bits<3>>,
+    base: Signal<Local, Bits<64>>,
+    enabled: Signal<Local, Bit>,
+    offset: Signal<Local, Bits<64>>,
+    local_addr: Signal<Local, Bits<64>>,
+    in_used: Signal<Local, Bits<3>>,
+    dw0_3dw: Signal<Local, Bits<32>>,
+    global_base_hi: Constant<Bits<24>>,
+}
+
+impl Default for EgressTranslate {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            from_xbar: Default::default(),
+            to_port: Default::default(),
+            target_base: array_init::array_init(|_| Default::default()),
+            target_enable: Default::default(),
+            dropped: Default::default(),
+            mode: Default::default(),
+            held: Default::default(),
+            first_out: Default::default(),
+            flush_empty: Default::default(),
+            is_global_write: Default::default(),
+            target: Default::default(),
+            base: Default::default(),
+            enabled: Default::default(),
+            offset: Default::default(),
+            local_addr: Default::default(),
+            in_used: Default::default(),
+            dw0_3dw: Default::default(),
+            global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
+        }
+    }
+}
+
+impl Logic for EgressTranslate {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, mode, held, first_out, flush_empty);
+        // Decode the beat on the input as a header (used on sop only).
+        self.is_global_write.next = (self.from_xbar.data.val().get_bits::<8>(24) == 0x60)
+            && (self.from_xbar.data.val().get_bits::<24>(72) == self.global_base_hi.val());
+        self.target.next = self.from_xbar.data.val().get_bits::<3>(65);
+        self.base.next = 0.into();
+        self.enabled.next = false;
+        for t in 0..TARGETS {
+            if self.target.val().index() == t {
+                self.base.next = self.target_base[t].val();
+                self.enabled.next = self.target_enable.val().get_bit(t);
+            }
+        }
+        // Offset: address bits 32:0 = DW2 bit 0 and DW3.
+        self.offset.next = (bit_cast::<64, 1>(self.from_xbar.data.val().get_bits::<1>(64)) << 32)
+            | bit_cast::<64, 32>(self.from_xbar.data.val().get_bits::<32>(96));
+        self.local_addr.next = self.base.val() + self.offset.val();
+        // fmt 011 (4-DW write) becomes 010 (3-DW write).
+        self.dw0_3dw.next = self.from_xbar.data.val().get_bits::<32>(0) & 0xDFFF_FFFFu64;
+        self.in_used.next = 4.into();
+        if self.from_xbar.eop.val() {
+            self.in_used.next = 4 - bit_cast::<3, 2>(self.from_xbar.empty.val());
+        }
+
+        // Defaults: pass the input through.
+        self.to_port.data.next = self.from_xbar.data.val();
+        self.to_port.sop.next = self.from_xbar.sop.val();
+        self.to_port.eop.next = self.from_xbar.eop.val();
+        self.to_port.empty.next = self.from_xbar.empty.val();
+        self.to_port.dest.next = self.from_xbar.dest.val();
+        self.to_port.src.next = self.from_xbar.src.val();
+        self.to_port.unsupported.next = self.from_xbar.unsupported.val();
+        self.to_port.valid.next = self.from_xbar.valid.val();
+        self.from_xbar.ready.next = self.to_port.ready.val();
+        self.dropped.next = false;
+
+        match self.mode.q.val() {
+            EgressMode::Idle => {
+                if self.from_xbar.valid.val() && self.is_global_write.val() {
+                    if !self.enabled.val() {
+                        self.to_port.valid.next = false;
+                        self.from_xbar.ready.next = true;
+                        self.dropped.next = true;
+                        if !self.from_xbar.eop.val() {
+                            self.mode.d.next = EgressMode::Drop;
+                        }
+                    } else if self.local_addr.val().get_bits::<32>(32) != 0 {
+                        // DW2 = address bits 63:32, DW3 = bits 31:0.
+                        self.to_port.data.next = (self.from_xbar.data.val()
+                            & 0xFFFF_FFFF_FFFF_FFFFu64)
+                            | (bit_cast::<128, 32>(self.local_addr.val().get_bits::<32>(32)) << 64)
+                            | (bit_cast::<128, 32>(self.local_addr.val().get_bits::<32>(0)) << 96);
+                        if self.to_port.ready.val() && !self.from_xbar.eop.val() {
+                            self.mode.d.next = EgressMode::Pass;
+                        }
+                    } else {
+                        // Absorb the header beat; it leaves with the first payload DW.
+                        self.to_port.valid.next = false;
+                        self.from_xbar.ready.next = true;
+                        self.held.d.next = bit_cast::<96, 32>(self.dw0_3dw.val())
+                            | (bit_cast::<96, 32>(self.from_xbar.data.val().get_bits::<32>(32))
+                                << 32)
+                            | (bit_cast::<96, 32>(self.local_addr.val().get_bits::<32>(0)) << 64);
+                        self.first_out.d.next = true;
+                        self.mode.d.next = EgressMode::Shift;
+                        if self.from_xbar.eop.val() {
+                            // No payload (malformed): the header leaves alone.
+                            self.mode.d.next = EgressMode::Flush;
+                            self.flush_empty.d.next = 1.into();
+                        }
+                    }
+                } else if self.from_xbar.valid.val()
+                    && self.to_port.ready.val()
+                    && !self.from_xbar.eop.val()
+                {
+                    self.mode.d.next = EgressMode::Pass;
+                }
+            }
+            EgressMode::Pass => {
+                if self.from_xbar.valid.val()
+                    && self.to_port.ready.val()
+                    && self.from_xbar.eop.val()
+                {
+                    self.mode.d.next = EgressMode::Idle;
+                }
+            }
+            EgressMode::Shift => {
+                self.to_port.data.next = bit_cast::<128, 96>(self.held.q.val())
+                    | (bit_cast::<128, 32>(self.from_xbar.data.val().get_bits::<32>(0)) << 96);
+                self.to_port.sop.next = self.first_out.q.val();
+                self.to_port.eop.next = self.from_xbar.eop.val() && (self.in_used.val() == 1);
+                self.to_port.empty.next = 0.into();
+                if self.from_xbar.valid.val() && self.to_port.ready.val() {
+                    self.held.d.next = self.from_xbar.data.val().get_bits::<96>(32);
+                    self.first_out.d.next = false;
+                    if self.from_xbar.eop.val() {
+                        self.mode.d.next = EgressMode::Idle;
+                        if self.in_used.val() != 1 {
+                            self.mode.d.next = EgressMode::Flush;
+                            self.flush_empty.d.next = bit_cast::<2, 3>(5 - self.in_used.val());
+                        }
+                    }
+                }
+            }
+            EgressMode::Flush => {
+                self.to_port.data.next = bit_cast::<128, 96>(self.held.q.val());
+                self.to_port.sop.next = self.first_out.q.val();
+                self.to_port.eop.next = true;
+                self.to_port.empty.next = self.flush_empty.q.val();
+                self.to_port.valid.next = true;
+                self.from_xbar.ready.next = false;
+                if self.to_port.ready.val() {
+                    self.mode.d.next = EgressMode::Idle;
+                }
+            }
+            EgressMode::Drop => {
+                self.to_port.valid.next = false;
+                self.from_xbar.ready.next = true;
+                if self.from_xbar.valid.val() && self.from_xbar.eop.val() {
+                    self.mode.d.next = EgressMode::Idle;
+                }
+            }
+        }
+        if self.reset.val() {
+            self.mode.d.next = EgressMode::Idle;
+            self.to_port.valid.next = false;
+            self.from_xbar.ready.next = false;
+        }
+    }
+}

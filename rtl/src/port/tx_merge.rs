@@ -1,0 +1,91 @@
+//! A port's TX stage: merges the crossbar's packets with the link controller's config
+//! traffic onto the hard IP's TX stream, a whole packet at a time, and counts what leaves.
+//!
+//! No added latency: the chosen input drives the output in the same cycle. The link
+//! controller wins ties (config traffic is rare and short, and bring-up must not wait
+//! behind a stream of data).
+
+use crate::stream::{PortSource, TlpSink};
+use rust_hdl::prelude::*;
+
+/// Which input owns the output.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum MergeOwner {
+    /// Between packets.
+    Idle,
+    /// The crossbar's packet is in progress.
+    Xbar,
+    /// The link controller's packet is in progress.
+    Link,
+}
+
+/// The TX merge of one port.
+#[derive(LogicBlock, Default)]
+pub struct TxMerge {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Upstream: packets from the crossbar.
+    pub from_xbar: TlpSink,
+    /// Upstream: packets from the link controller.
+    pub from_link: TlpSink,
+    /// Downstream: the hard IP's TX stream.
+    pub tx: PortSource,
+    /// Pulse: a TLP started leaving.
+    pub tlp_out: Signal<Out, Bit>,
+    /// Bytes that left this cycle.
+    pub bytes_out: Signal<Out, Bits<5>>,
+    owner: DFF<MergeOwner>,
+    pick_link: Signal<Local, Bit>,
+    moved: Signal<Local, Bit>,
+}
+
+impl Logic for TxMerge {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, owner);
+        self.pick_link.next = self.owner.q.val() == MergeOwner::Link;
+        if self.owner.q.val() == MergeOwner::Idle {
+            self.pick_link.next = self.from_link.valid.val() && self.from_link.sop.val();
+        }
+        self.from_xbar.ready.next = false;
+        self.from_link.ready.next = false;
+        if self.pick_link.val() {
+            self.tx.data.next = self.from_link.data.val();
+            self.tx.sop.next = self.from_link.sop.val();
+            self.tx.eop.next = self.from_link.eop.val();
+            self.tx.empty.next = self.from_link.empty.val();
+            self.tx.valid.next = self.from_link.valid.val() && !self.reset.val();
+            self.from_link.ready.next = self.tx.ready.val() && !self.reset.val();
+        } else {
+            self.tx.data.next = self.from_xbar.data.val();
+            self.tx.sop.next = self.from_xbar.sop.val();
+            self.tx.eop.next = self.from_xbar.eop.val();
+            self.tx.empty.next = self.from_xbar.empty.val();
+            self.tx.valid.next = self.from_xbar.valid.val() && !self.reset.val();
+            self.from_xbar.ready.next = self.tx.ready.val() && !self.reset.val();
+        }
+        self.moved.next = self.tx.valid.val() && self.tx.ready.val();
+        self.tlp_out.next = self.moved.val() && self.tx.sop.val();
+        self.bytes_out.next = 0.into();
+        if self.moved.val() {
+            self.bytes_out.next = 16.into();
+            if self.tx.eop.val() {
+                self.bytes_out.next = 16 - (bit_cast::<5, 2>(self.tx.empty.val()) << 2);
+            }
+            if self.tx.sop.val() {
+                self.owner.d.next = MergeOwner::Xbar;
+                if self.pick_link.val() {
+                    self.owner.d.next = MergeOwner::Link;
+                }
+            }
+            if self.tx.eop.val() {
+                self.owner.d.next = MergeOwner::Idle;
+            }
+        }
+        if self.reset.val() {
+            self.owner.d.next = MergeOwner::Idle;
+        }
+    }
+}
