@@ -1,5 +1,9 @@
-//! PCIe transaction-level model used by PEACH2: bit-exact TLPs and the 128-bit beat
-//! format the chip's ports use.
+//! A PCIe transaction-level model: bit-exact TLPs (`tlp`) and the 128-bit beat format of
+//! PEACH2's ports (`beats`); completion rules (`completion`), flow-control credits
+//! (`credits`), link timing (`link::timing`), config space (`config_space`), sparse memory
+//! (`memory`), requesters and completers (`requester`, `read_server`), a root complex with
+//! host memory (`root_complex`) and a GPU endpoint exposing its memory through a BAR
+//! (`gpu`). It knows PCIe, not PEACH2.
 
 pub mod bandwidth;
 pub mod beats;

@@ -18,8 +18,14 @@ pub struct PortCounters {
     pub tlp_out: Signal<In, Bit>,
     /// Bytes that left this cycle.
     pub bytes_out: Signal<In, Bits<5>>,
-    /// Pulse: a TLP was dropped at ingress.
-    pub drop: Signal<In, Bit>,
+    /// Pulse: the RX stage dropped a TLP.
+    pub drop_rx: Signal<In, Bit>,
+    /// Pulse: the crossbar dropped a TLP from this port (bad destination).
+    pub drop_xbar: Signal<In, Bit>,
+    /// Pulse: the internal completer dropped a TLP from this port.
+    pub drop_internal: Signal<In, Bit>,
+    /// Pulse: egress translation dropped a TLP (a disabled target; N only).
+    pub drop_egress: Signal<In, Bit>,
     /// Pulse: a malformed TLP arrived.
     pub malformed: Signal<In, Bit>,
     /// Pulse: a UR completion was sent for a request from this port.
@@ -78,9 +84,12 @@ impl Logic for PortCounters {
         }
         self.bytes_out_acc.d.next =
             self.bytes_out_acc.q.val() + bit_cast::<32, 5>(self.bytes_out.val());
-        if self.drop.val() {
-            self.drops.d.next = self.drops.q.val() + 1;
-        }
+        // Drops from four places may coincide; each counts.
+        self.drops.d.next = self.drops.q.val()
+            + bit_cast::<32, 1>(self.drop_rx.val().into())
+            + bit_cast::<32, 1>(self.drop_xbar.val().into())
+            + bit_cast::<32, 1>(self.drop_internal.val().into())
+            + bit_cast::<32, 1>(self.drop_egress.val().into());
         if self.malformed.val() {
             self.errors.d.next = self.errors.q.val() + 1;
         }

@@ -1,6 +1,11 @@
 //! Naming and writing generated Verilog.
 
+use crate::chip::Peach2Core;
 use rust_hdl::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// Module name of the exported core.
+pub const CORE_MODULE: &str = "peach2_core";
 
 /// The lint waiver file (`verilator.vlt`), written beside every exported design.
 pub const LINT_WAIVERS: &str = include_str!("../../lint/verilator.vlt");
@@ -36,6 +41,40 @@ pub fn rename_top(verilog: &str, name: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The Verilog of the whole core, top module `peach2_core`. Deterministic: the same
+/// design gives the same text.
+pub fn core_verilog() -> String {
+    let mut core = Peach2Core::new();
+    block_verilog(&mut core, CORE_MODULE)
+}
+
+/// Files written by [`write_core`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExportedCore {
+    /// `peach2_core.v`: every module of the core.
+    pub verilog: PathBuf,
+    /// `peach2_core.vlt`: Verilator lint waivers, each with its reason.
+    pub waivers: PathBuf,
+    /// `peach2_core.f`: the file list for simulators and synthesis tools.
+    pub file_list: PathBuf,
+}
+
+/// Writes the core's Verilog, lint waivers and file list into `dir` (created if needed).
+pub fn write_core(dir: &Path) -> std::io::Result<ExportedCore> {
+    std::fs::create_dir_all(dir)?;
+    let verilog = dir.join(format!("{CORE_MODULE}.v"));
+    let waivers = dir.join(format!("{CORE_MODULE}.vlt"));
+    let file_list = dir.join(format!("{CORE_MODULE}.f"));
+    std::fs::write(&verilog, core_verilog())?;
+    std::fs::write(&waivers, LINT_WAIVERS)?;
+    std::fs::write(&file_list, format!("{CORE_MODULE}.v\n"))?;
+    Ok(ExportedCore {
+        verilog,
+        waivers,
+        file_list,
+    })
 }
 
 #[cfg(test)]
