@@ -37,9 +37,9 @@
 //! | 0x48   | device control  | max payload size (7:5), max read request size (14:12), RW   |
 //! | 0x4C   | link caps       | Gen2 (2), x8                                                |
 //! | 0x50   | link status     | (31:16) current speed Gen2, width x8                        |
-//! | 0x60   | vendor cap      | id 0x09 (vendor specific), length 16, next 0                |
-//! | 0x64   | `PORT_INFO`     | RO: bits 3:0 this node id, bits 5:4 this port ([`crate::csr::Port`] index) |
-//! | 0x68   | `PARTNER_INFO`  | RW: bits 3:0 partner node, bits 5:4 partner port, bit 31 valid |
+//! | 0x80   | vendor cap      | id 0x09 (vendor specific), length 16, next 0 (after the 60-byte PCIe capability) |
+//! | 0x84   | `PORT_INFO`     | RO: bits 3:0 this node id, bits 5:4 this port ([`crate::csr::Port`] index) |
+//! | 0x88   | `PARTNER_INFO`  | RW: bits 3:0 partner node, bits 5:4 partner port, bit 31 valid |
 
 /// Vendor id answered by PEACH2 ports (Altera, the FPGA vendor, as on the real board).
 pub const VENDOR_ID: u16 = 0x1172;
@@ -68,11 +68,11 @@ pub const PCIE_CAP: u16 = 0x40;
 /// Byte offset of the device control register (MPS, MRRS).
 pub const DEVICE_CONTROL: u16 = 0x48;
 /// Byte offset of the vendor-specific capability.
-pub const VSEC_CAP: u16 = 0x60;
+pub const VSEC_CAP: u16 = 0x80;
 /// Byte offset of `PORT_INFO`.
-pub const PORT_INFO: u16 = 0x64;
+pub const PORT_INFO: u16 = 0x84;
 /// Byte offset of `PARTNER_INFO`.
-pub const PARTNER_INFO: u16 = 0x68;
+pub const PARTNER_INFO: u16 = 0x88;
 /// `PARTNER_INFO` valid bit.
 pub const PARTNER_VALID: u32 = 1 << 31;
 

@@ -22,6 +22,7 @@
 //! | 0x0400 + 0x40p + 20 | `DROPS[p]`       | RO     | TLPs dropped at this port's ingress (no window, no route, link down, messages) |
 //! | 0x0400 + 0x40p + 24 | `ERRORS[p]`      | RO     | malformed TLPs received (bad fmt/type, length mismatch) |
 //! | 0x0400 + 0x40p + 28 | `UR_SENT[p]`     | RO     | Unsupported Request completions sent for requests from this port |
+//! | 0x0400 + 0x40p + 32 | `PORT_CONFIG[p]` | RO     | what the partner configured: see [`port_config`]          |
 //! | 0x0500              | `CPL_UNEXPECTED` | RO     | completions that matched no outstanding request          |
 //!
 //! The DMA controller's registers and the internal descriptor memory are added by the DMA
@@ -85,6 +86,8 @@ pub const PORT_DROPS: u32 = 20;
 pub const PORT_ERRORS: u32 = 24;
 /// Per-port register: UR completions sent for this port's requests.
 pub const PORT_UR_SENT: u32 = 28;
+/// Per-port register: configuration the partner wrote (endpoint role).
+pub const PORT_CONFIG: u32 = 32;
 /// `CPL_UNEXPECTED` register offset.
 pub const CPL_UNEXPECTED: u32 = 0x0500;
 
@@ -144,4 +147,22 @@ pub mod port_status {
     pub const PARTNER_PORT_SHIFT: u32 = 20;
     /// The partner identified itself.
     pub const PARTNER_VALID: u32 = 1 << 22;
+    /// The crossbar output to this port is carrying a packet.
+    pub const XBAR_BUSY: u32 = 1 << 23;
+    /// Bits 29:24: beats waiting in the port's ingress FIFO.
+    pub const FIFO_FILL_SHIFT: u32 = 24;
+}
+
+/// Fields of `PORT_CONFIG` (meaningful for ports in the endpoint role).
+pub mod port_config {
+    /// Memory space enabled by the partner (the host, for N).
+    pub const MEMORY: u32 = 1 << 0;
+    /// Bus master enabled.
+    pub const BUS_MASTER: u32 = 1 << 1;
+    /// Bits 6:4: max payload size code (128 << code bytes).
+    pub const MAX_PAYLOAD_SHIFT: u32 = 4;
+    /// Bits 10:8: max read request size code (128 << code bytes).
+    pub const MAX_READ_REQ_SHIFT: u32 = 8;
+    /// Bits 31:16: bus/device/function captured from config writes.
+    pub const DEVICE_ID_SHIFT: u32 = 16;
 }

@@ -86,7 +86,7 @@ pub struct Router {
     is_n: Signal<Local, Bit>,
     bar0_hit: Signal<Local, Bit>,
     bar2_hit: Signal<Local, Bit>,
-    global: Signal<Local, Bit>,
+    is_global: Signal<Local, Bit>,
     node: Signal<Local, Bits<4>>,
     target: Signal<Local, Bits<3>>,
     entry: Signal<Local, Bits<3>>,
@@ -128,7 +128,7 @@ impl Default for Router {
             is_n: Default::default(),
             bar0_hit: Default::default(),
             bar2_hit: Default::default(),
-            global: Default::default(),
+            is_global: Default::default(),
             node: Default::default(),
             target: Default::default(),
             entry: Default::default(),
@@ -176,7 +176,7 @@ impl Logic for Router {
             && self.bar2_enable.val()
             && self.fmt.val().get_bit(0)
             && (self.addr_hi.val().get_bits::<24>(8) == self.bar2_base_hi.val());
-        self.global.next = self.bar2_hit.val()
+        self.is_global.next = self.bar2_hit.val()
             || (!self.is_n.val()
                 && self.fmt.val().get_bit(0)
                 && (self.addr_hi.val().get_bits::<24>(8) == self.global_base_hi.val()));
@@ -224,7 +224,7 @@ impl Logic for Router {
             if self.bar0_hit.val() {
                 self.action.next = RouteAction::Forward;
                 self.unsupported.next = self.is_atomic.val();
-            } else if self.global.val() && !self.non_posted.val() {
+            } else if self.is_global.val() && !self.non_posted.val() {
                 if self.node.val() == self.node_id.val() {
                     if self.target.val() == 5 {
                         self.action.next = RouteAction::Forward;

@@ -36,6 +36,8 @@ pub struct CsrRegs {
     pub target_enable: Signal<Out, Bits<5>>,
     /// `PORT_STATUS` per port.
     pub port_status: [Signal<In, Bits<32>>; 4],
+    /// `PORT_CONFIG` per port.
+    pub port_config: [Signal<In, Bits<32>>; 4],
     /// Counters per port, in register order `TLPS_IN` .. `UR_SENT` (7 each).
     pub port_counters: [Signal<In, Bits<32>>; 28],
     /// Pulse: a completion matched no outstanding request.
@@ -77,6 +79,7 @@ impl Default for CsrRegs {
             target_base: array_init::array_init(|_| Default::default()),
             target_enable: Default::default(),
             port_status: array_init::array_init(|_| Default::default()),
+            port_config: array_init::array_init(|_| Default::default()),
             port_counters: array_init::array_init(|_| Default::default()),
             cpl_unexpected: Default::default(),
             node: Default::default(),
@@ -232,6 +235,9 @@ impl Logic for CsrRegs {
         for p in 0..4 {
             if self.rd_addr.val().index() == 0x100 + 0x10 * p {
                 self.rd_data.next = self.port_status[p].val();
+            }
+            if self.rd_addr.val().index() == 0x108 + 0x10 * p {
+                self.rd_data.next = self.port_config[p].val();
             }
             for k in 0..7 {
                 if self.rd_addr.val().index() == 0x101 + 0x10 * p + k {

@@ -3,7 +3,6 @@
 use super::regs::CsrRegs;
 use crate::harness::Stepper;
 use peach2_regmap::csr::*;
-use rust_hdl::prelude::*;
 
 fn write(s: &mut Stepper<CsrRegs>, byte_offset: u32, data: u32, be: u64) {
     s.uut.wr_en.next = true;
@@ -84,6 +83,7 @@ fn port_status_and_counters_follow_the_map() {
     let mut s = regs();
     for (p, port) in Port::ALL.iter().enumerate() {
         s.uut.port_status[p].next = (0x100 + p as u64).into();
+        s.uut.port_config[p].next = (0x200 + p as u64).into();
         for k in 0..7 {
             s.uut.port_counters[7 * p + k].next = (1000 * p as u64 + k as u64).into();
         }
@@ -91,6 +91,7 @@ fn port_status_and_counters_follow_the_map() {
     }
     for (p, port) in Port::ALL.iter().enumerate() {
         assert_eq!(read(&mut s, port_reg(*port, PORT_STATUS)), 0x100 + p as u32);
+        assert_eq!(read(&mut s, port_reg(*port, PORT_CONFIG)), 0x200 + p as u32);
         let regs = [
             PORT_TLPS_IN,
             PORT_BYTES_IN,

@@ -5,10 +5,9 @@ use super::rx_route::RxRoute;
 use crate::harness::{packet_beats, Lcg, Stepper, StreamDriver, StreamMonitor, TestBeat};
 use crate::stream::{PORT_E, PORT_INTERNAL, PORT_N};
 use peach2_regmap::address::{GlobalAddr, Target};
-use rust_hdl::prelude::*;
 
 const BAR0: u32 = 0xF7A0_0000;
-const BAR2_HI: u64 = 0x0000_38; // host put BAR2 at 0x38_0000_0000_0000 >> 40
+const BAR2_HI: u64 = 0x38; // the host put BAR2 at 0x38 << 40
 
 fn mem(write: bool, addr: u64, len_dw: u32, tag: u8) -> Vec<u32> {
     let four = addr >> 32 != 0;

@@ -2,7 +2,6 @@
 
 use super::fifo::TlpFifo;
 use crate::harness::{packet_beats, Lcg, Stepper, StreamDriver, StreamMonitor};
-use rust_hdl::prelude::*;
 
 fn run(p_valid: f64, p_ready: f64, seed: u64) {
     let mut s = Stepper::new(TlpFifo::<4, 5>::new(), |u| &mut u.clock);

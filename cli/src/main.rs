@@ -1,0 +1,74 @@
+//! `peach2`: the command line of the PEACH2 project.
+//!
+//! Each subcommand lives in its own module with an `Args` type and a
+//! `run(args) -> Result<(), CliError>` function; `main` only dispatches and turns
+//! a [`CliError`] into a one-line message on stderr and an exit code.
+
+mod tlp_cmd;
+mod verilog_cmd;
+
+use std::fmt;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Design, build and debug PEACH2, the FPGA PCIe router of the TCA clusters.
+#[derive(Parser)]
+#[command(name = "peach2", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decode, encode and frame PCIe TLPs.
+    Tlp(tlp_cmd::TlpArgs),
+    /// Export the chip to Verilog and check it with Verilator, Icarus and Yosys.
+    Verilog(verilog_cmd::VerilogArgs),
+}
+
+/// Why a subcommand failed.
+#[derive(Debug)]
+pub enum CliError {
+    /// The user's input is wrong (a malformed TLP, bad JSON, bad hex): exit code 2.
+    Input(String),
+    /// The command could not do its work (I/O and the like): exit code 1.
+    Failure(String),
+}
+
+impl CliError {
+    /// The process exit code for this error.
+    fn exit_code(&self) -> ExitCode {
+        match self {
+            CliError::Input(_) => ExitCode::from(2),
+            CliError::Failure(_) => ExitCode::from(1),
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let message = match self {
+            CliError::Input(m) | CliError::Failure(m) => m,
+        };
+        // One line, whatever the underlying error printed.
+        f.write_str(&message.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
+}
+
+fn main() -> ExitCode {
+    // clap itself exits with code 2 on usage errors.
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Tlp(args) => tlp_cmd::run(args),
+        Command::Verilog(args) => verilog_cmd::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}

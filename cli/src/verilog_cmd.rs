@@ -1,0 +1,54 @@
+//! `peach2 verilog`: export the chip to Verilog, and check it with the open tools.
+
+use crate::CliError;
+use clap::Args;
+use peach2_rtl::verilog::checks::{iverilog_elaborate, verilator_lint, yosys_synth, CheckError};
+use peach2_rtl::verilog::export::{write_core, CORE_MODULE};
+use std::path::PathBuf;
+
+/// Export the PEACH2 core to Verilog (`peach2_core.v`, lint waivers, file list).
+#[derive(Args)]
+pub struct VerilogArgs {
+    /// Output directory (created if missing).
+    #[arg(short = 'o', long = "out", default_value = "out/verilog")]
+    out: PathBuf,
+    /// Also run the open checks: Verilator lint (-Wall), Icarus elaboration, Yosys
+    /// synthesis (fails on any latch) with a resource summary.
+    #[arg(long)]
+    check: bool,
+}
+
+fn check_failed(e: CheckError) -> CliError {
+    match e {
+        CheckError::ToolMissing(_) | CheckError::Io(_) => CliError::Failure(e.to_string()),
+        CheckError::Rejected { tool, output } => {
+            eprintln!("{output}");
+            CliError::Failure(format!("{tool} rejected the design (its output is above)"))
+        }
+    }
+}
+
+/// Runs `peach2 verilog`.
+pub fn run(args: VerilogArgs) -> Result<(), CliError> {
+    let files = write_core(&args.out)
+        .map_err(|e| CliError::Failure(format!("cannot write {}: {e}", args.out.display())))?;
+    println!("wrote {}", files.verilog.display());
+    println!("wrote {}", files.waivers.display());
+    println!("wrote {}", files.file_list.display());
+    if !args.check {
+        return Ok(());
+    }
+    verilator_lint(&files.verilog, CORE_MODULE).map_err(check_failed)?;
+    println!(
+        "verilator --lint-only -Wall: clean (waivers: {})",
+        files.waivers.display()
+    );
+    iverilog_elaborate(&files.verilog, CORE_MODULE).map_err(check_failed)?;
+    println!("iverilog -g2012: elaborates");
+    let r = yosys_synth(&files.verilog, CORE_MODULE).map_err(check_failed)?;
+    println!(
+        "yosys synth: {} cells, {} flip-flops, {} memory bits, {} latches",
+        r.cells, r.flip_flops, r.memory_bits, r.latches
+    );
+    Ok(())
+}

@@ -1,0 +1,413 @@
+//! The bring-up engine of a port in the root-complex role: it configures the partner
+//! endpoint in the five steps of `peach2_regmap::config` and reports the outcome.
+//!
+//! Each step sends one config request (CfgRd0/CfgWr0, requester id 0, `first_be` 0xF, to
+//! bus [`PARTNER_BUS`] device 0 function 0) and waits for its completion: requester id 0
+//! and the request's tag. Every request gets a fresh tag (a counter), so a completion of
+//! an earlier request never matches a later one; completions that do not match are
+//! ignored. The request beat is held on `tx` until taken; the completion timeout
+//! (`cfg_timeout` cycles) runs from the cycle after it was taken, per step.
+//!
+//! A completion's status decides: SC goes on (a read must carry data); UR means the
+//! partner is a root complex too ([`LinkError::PartnerNotEndpoint`]); CRS (the partner is
+//! not ready for config yet) resends the request with a new tag, the step's timeout still
+//! running; any other status (CA, reserved) cannot come from a PEACH2 endpoint
+//! ([`LinkError::PartnerNotPeach2`]). The partner's `PORT_INFO` is shown as partner info as
+//! soon as it is read, also when the port is the wrong one (it tells the operator which
+//! cable went where). A config request arriving in this role fails the bring-up with
+//! [`LinkError::ConfigInRcRole`] unless it has failed already (the first error stays).
+//!
+//! The link controller holds this block in reset while the link is down or the port is an
+//! endpoint, which restarts the sequence on the next link up.
+
+use super::cfg_tlp::{cfg_dw2, CFG_RD0_DW0, CFG_WR0_DW0, STATUS_CRS, STATUS_SC, STATUS_UR};
+use crate::stream::TlpSource;
+use peach2_regmap::address::GLOBAL_BASE;
+use peach2_regmap::config::{
+    LinkError, LinkState, BAR2_HI, BAR2_LO, COMMAND, COMMAND_BUS_MASTER, COMMAND_MEMORY, DEVICE_ID,
+    PARTNER_BUS, PARTNER_INFO, PARTNER_VALID, PORT_INFO, VENDOR_DEVICE, VENDOR_ID,
+};
+use rust_hdl::prelude::*;
+
+/// The step of the bring-up sequence (one per config request, then the outcome).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum Step {
+    /// 1: CfgRd0 of the vendor/device id.
+    ReadId,
+    /// 2: CfgRd0 of `PORT_INFO`.
+    ReadPortInfo,
+    /// 3a: CfgWr0 of BAR2's low DW.
+    WriteBar2Lo,
+    /// 3b: CfgWr0 of BAR2's high DW.
+    WriteBar2Hi,
+    /// 4: CfgWr0 of `PARTNER_INFO`.
+    WritePartnerInfo,
+    /// 5: CfgWr0 of the command register.
+    WriteCommand,
+    /// Configured.
+    Done,
+    /// Stopped on an error.
+    Failed,
+}
+
+/// Where the current step's request is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum Phase {
+    /// To be built.
+    Send,
+    /// Presented on `tx`, not taken yet.
+    Post,
+    /// Sent; waiting for its completion.
+    Wait,
+}
+
+/// Partner bus/dev/fn: bus [`PARTNER_BUS`], device 0, function 0.
+const PARTNER_BDF: u16 = (PARTNER_BUS as u16) << 8;
+
+fn bits4(code: u64) -> Constant<Bits<4>> {
+    Constant::new(code.into())
+}
+
+fn target(offset: u16) -> Constant<Bits<32>> {
+    Constant::new(cfg_dw2(PARTNER_BDF, offset).into())
+}
+
+/// The root-complex bring-up engine of one port.
+#[derive(LogicBlock)]
+pub struct BringUp {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: back to step 1, nothing sent, no error.
+    pub reset: Signal<In, Bit>,
+    /// Upstream: a one-beat completion that arrived on the port.
+    pub cpl: Signal<In, Bits<128>>,
+    /// `cpl` holds a completion this cycle.
+    pub cpl_valid: Signal<In, Bit>,
+    /// A config request arrived on the port this cycle.
+    pub cfg_in_rc: Signal<In, Bit>,
+    /// Downstream: the config requests, one beat each.
+    pub tx: TlpSource,
+    /// This node's id (written to the partner's `PARTNER_INFO`).
+    pub node_id: Signal<In, Bits<4>>,
+    /// This port's index (written to the partner's `PARTNER_INFO`).
+    pub port_index: Signal<In, Bits<2>>,
+    /// The port the partner must be.
+    pub expected_partner: Signal<In, Bits<2>>,
+    /// Cycles to wait for each completion.
+    pub cfg_timeout: Signal<In, Bits<32>>,
+    /// `LinkState` code (Identify, Configure, Ready or Failed).
+    pub state: Signal<Out, Bits<4>>,
+    /// `LinkError` code.
+    pub error: Signal<Out, Bits<4>>,
+    /// The partner is configured.
+    pub ready: Signal<Out, Bit>,
+    /// Partner's node id, from its `PORT_INFO`.
+    pub partner_node: Signal<Out, Bits<4>>,
+    /// Partner's port, from its `PORT_INFO`.
+    pub partner_port: Signal<Out, Bits<2>>,
+    /// The partner's `PORT_INFO` was read.
+    pub partner_valid: Signal<Out, Bit>,
+    step: DFF<Step>,
+    phase: DFF<Phase>,
+    req_valid: DFF<Bit>,
+    req_data: DFF<Bits<128>>,
+    req_write: DFF<Bit>,
+    tag: DFF<Bits<8>>,
+    timer: DFF<Bits<32>>,
+    err: DFF<Bits<4>>,
+    p_node: DFF<Bits<4>>,
+    p_port: DFF<Bits<2>>,
+    p_valid: DFF<Bit>,
+    active: Signal<Local, Bit>,
+    is_read: Signal<Local, Bit>,
+    req_dw2: Signal<Local, Bits<32>>,
+    wvalue: Signal<Local, Bits<32>>,
+    next_tag: Signal<Local, Bits<8>>,
+    beat_dw0: Signal<Local, Bits<32>>,
+    beat_dw1: Signal<Local, Bits<32>>,
+    beat_dw3: Signal<Local, Bits<32>>,
+    cpl_status: Signal<Local, Bits<3>>,
+    cpl_has_data: Signal<Local, Bit>,
+    cpl_value: Signal<Local, Bits<32>>,
+    matched: Signal<Local, Bit>,
+    next_step: Signal<Local, Step>,
+    rd0_dw0: Constant<Bits<32>>,
+    wr0_dw0: Constant<Bits<32>>,
+    status_sc: Constant<Bits<3>>,
+    status_ur: Constant<Bits<3>>,
+    status_crs: Constant<Bits<3>>,
+    identity: Constant<Bits<32>>,
+    to_vendor_device: Constant<Bits<32>>,
+    to_port_info: Constant<Bits<32>>,
+    to_bar2_lo: Constant<Bits<32>>,
+    to_bar2_hi: Constant<Bits<32>>,
+    to_partner_info: Constant<Bits<32>>,
+    to_command: Constant<Bits<32>>,
+    base_lo: Constant<Bits<32>>,
+    base_hi: Constant<Bits<32>>,
+    command: Constant<Bits<32>>,
+    partner_valid_bit: Constant<Bits<32>>,
+    st_identify: Constant<Bits<4>>,
+    st_configure: Constant<Bits<4>>,
+    st_ready: Constant<Bits<4>>,
+    st_failed: Constant<Bits<4>>,
+    e_none: Constant<Bits<4>>,
+    e_no_response: Constant<Bits<4>>,
+    e_not_endpoint: Constant<Bits<4>>,
+    e_not_peach2: Constant<Bits<4>>,
+    e_wrong_port: Constant<Bits<4>>,
+    e_cfg_in_rc: Constant<Bits<4>>,
+}
+
+impl Default for BringUp {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            cpl: Default::default(),
+            cpl_valid: Default::default(),
+            cfg_in_rc: Default::default(),
+            tx: Default::default(),
+            node_id: Default::default(),
+            port_index: Default::default(),
+            expected_partner: Default::default(),
+            cfg_timeout: Default::default(),
+            state: Default::default(),
+            error: Default::default(),
+            ready: Default::default(),
+            partner_node: Default::default(),
+            partner_port: Default::default(),
+            partner_valid: Default::default(),
+            step: Default::default(),
+            phase: Default::default(),
+            req_valid: Default::default(),
+            req_data: Default::default(),
+            req_write: Default::default(),
+            tag: Default::default(),
+            timer: Default::default(),
+            err: Default::default(),
+            p_node: Default::default(),
+            p_port: Default::default(),
+            p_valid: Default::default(),
+            active: Default::default(),
+            is_read: Default::default(),
+            req_dw2: Default::default(),
+            wvalue: Default::default(),
+            next_tag: Default::default(),
+            beat_dw0: Default::default(),
+            beat_dw1: Default::default(),
+            beat_dw3: Default::default(),
+            cpl_status: Default::default(),
+            cpl_has_data: Default::default(),
+            cpl_value: Default::default(),
+            matched: Default::default(),
+            next_step: Default::default(),
+            rd0_dw0: Constant::new(CFG_RD0_DW0.into()),
+            wr0_dw0: Constant::new(CFG_WR0_DW0.into()),
+            status_sc: Constant::new(STATUS_SC.into()),
+            status_ur: Constant::new(STATUS_UR.into()),
+            status_crs: Constant::new(STATUS_CRS.into()),
+            identity: Constant::new(((u64::from(DEVICE_ID) << 16) | u64::from(VENDOR_ID)).into()),
+            to_vendor_device: target(VENDOR_DEVICE),
+            to_port_info: target(PORT_INFO),
+            to_bar2_lo: target(BAR2_LO),
+            to_bar2_hi: target(BAR2_HI),
+            to_partner_info: target(PARTNER_INFO),
+            to_command: target(COMMAND),
+            base_lo: Constant::new((GLOBAL_BASE & 0xFFFF_FFFF).into()),
+            base_hi: Constant::new((GLOBAL_BASE >> 32).into()),
+            command: Constant::new(u64::from(COMMAND_MEMORY | COMMAND_BUS_MASTER).into()),
+            partner_valid_bit: Constant::new(u64::from(PARTNER_VALID).into()),
+            st_identify: bits4(LinkState::Identify as u64),
+            st_configure: bits4(LinkState::Configure as u64),
+            st_ready: bits4(LinkState::Ready as u64),
+            st_failed: bits4(LinkState::Failed as u64),
+            e_none: bits4(LinkError::None as u64),
+            e_no_response: bits4(LinkError::NoResponse as u64),
+            e_not_endpoint: bits4(LinkError::PartnerNotEndpoint as u64),
+            e_not_peach2: bits4(LinkError::PartnerNotPeach2 as u64),
+            e_wrong_port: bits4(LinkError::WrongPartnerPort as u64),
+            e_cfg_in_rc: bits4(LinkError::ConfigInRcRole as u64),
+        }
+    }
+}
+
+impl Logic for BringUp {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, step, phase, req_valid, req_data, req_write, tag, timer, err, p_node,
+            p_port, p_valid
+        );
+        // The request of the current step, and the step after it.
+        self.active.next = true;
+        self.is_read.next = false;
+        self.req_dw2.next = 0.into();
+        self.wvalue.next = 0.into();
+        self.next_step.next = self.step.q.val();
+        self.state.next = self.st_configure.val();
+        match self.step.q.val() {
+            Step::ReadId => {
+                self.is_read.next = true;
+                self.req_dw2.next = self.to_vendor_device.val();
+                self.next_step.next = Step::ReadPortInfo;
+                self.state.next = self.st_identify.val();
+            }
+            Step::ReadPortInfo => {
+                self.is_read.next = true;
+                self.req_dw2.next = self.to_port_info.val();
+                self.next_step.next = Step::WriteBar2Lo;
+                self.state.next = self.st_identify.val();
+            }
+            Step::WriteBar2Lo => {
+                self.req_dw2.next = self.to_bar2_lo.val();
+                self.wvalue.next = self.base_lo.val();
+                self.next_step.next = Step::WriteBar2Hi;
+            }
+            Step::WriteBar2Hi => {
+                self.req_dw2.next = self.to_bar2_hi.val();
+                self.wvalue.next = self.base_hi.val();
+                self.next_step.next = Step::WritePartnerInfo;
+            }
+            Step::WritePartnerInfo => {
+                self.req_dw2.next = self.to_partner_info.val();
+                self.wvalue.next = bit_cast::<32, 4>(self.node_id.val())
+                    | (bit_cast::<32, 2>(self.port_index.val()) << 4)
+                    | self.partner_valid_bit.val();
+                self.next_step.next = Step::WriteCommand;
+            }
+            Step::WriteCommand => {
+                self.req_dw2.next = self.to_command.val();
+                self.wvalue.next = self.command.val();
+                self.next_step.next = Step::Done;
+            }
+            Step::Done => {
+                self.active.next = false;
+                self.state.next = self.st_ready.val();
+            }
+            Step::Failed => {
+                self.active.next = false;
+                self.state.next = self.st_failed.val();
+            }
+        }
+
+        // The request beat: requester id 0, a fresh tag, last_be 0, first_be 0xF; write
+        // data byte-swapped into address order.
+        self.next_tag.next = self.tag.q.val() + 1;
+        self.beat_dw0.next = self.wr0_dw0.val();
+        self.beat_dw3.next = (bit_cast::<32, 8>(self.wvalue.val().get_bits::<8>(24)))
+            | (bit_cast::<32, 8>(self.wvalue.val().get_bits::<8>(16)) << 8)
+            | (bit_cast::<32, 8>(self.wvalue.val().get_bits::<8>(8)) << 16)
+            | (bit_cast::<32, 8>(self.wvalue.val().get_bits::<8>(0)) << 24);
+        if self.is_read.val() {
+            self.beat_dw0.next = self.rd0_dw0.val();
+            self.beat_dw3.next = 0.into();
+        }
+        self.beat_dw1.next = (bit_cast::<32, 8>(self.next_tag.val()) << 8) | 0xF;
+        if self.active.val() && (self.phase.q.val() == Phase::Send) && !self.req_valid.q.val() {
+            self.req_valid.d.next = true;
+            self.req_write.d.next = !self.is_read.val();
+            self.req_data.d.next = bit_cast::<128, 32>(self.beat_dw0.val())
+                | (bit_cast::<128, 32>(self.beat_dw1.val()) << 32)
+                | (bit_cast::<128, 32>(self.req_dw2.val()) << 64)
+                | (bit_cast::<128, 32>(self.beat_dw3.val()) << 96);
+            self.tag.d.next = self.next_tag.val();
+            self.phase.d.next = Phase::Post;
+        }
+        self.tx.valid.next = self.req_valid.q.val();
+        self.tx.data.next = self.req_data.q.val();
+        self.tx.sop.next = true;
+        self.tx.eop.next = true;
+        self.tx.empty.next = 1.into();
+        if self.req_write.q.val() {
+            self.tx.empty.next = 0.into();
+        }
+        self.tx.dest.next = 0.into();
+        self.tx.src.next = 0.into();
+        self.tx.unsupported.next = false;
+        if self.tx.valid.val() && self.tx.ready.val() {
+            self.req_valid.d.next = false;
+            if self.phase.q.val() == Phase::Post {
+                self.phase.d.next = Phase::Wait;
+            }
+        }
+
+        // The completion: DW1 status 15:13, DW2 requester id 31:16 and tag 15:8; the data
+        // lane byte-swapped back to a register value.
+        self.cpl_status.next = self.cpl.val().get_bits::<3>(45);
+        self.cpl_has_data.next = self.cpl.val().get_bit(30);
+        self.cpl_value.next = (bit_cast::<32, 8>(self.cpl.val().get_bits::<8>(120)))
+            | (bit_cast::<32, 8>(self.cpl.val().get_bits::<8>(112)) << 8)
+            | (bit_cast::<32, 8>(self.cpl.val().get_bits::<8>(104)) << 16)
+            | (bit_cast::<32, 8>(self.cpl.val().get_bits::<8>(96)) << 24);
+        self.matched.next = self.cpl_valid.val()
+            && self.active.val()
+            && (self.phase.q.val() == Phase::Wait)
+            && (self.cpl.val().get_bits::<16>(80) == 0)
+            && (self.cpl.val().get_bits::<8>(72) == self.tag.q.val());
+
+        if self.active.val() && (self.phase.q.val() == Phase::Wait) {
+            self.timer.d.next = self.timer.q.val() + 1;
+            if self.timer.q.val() >= self.cfg_timeout.val() {
+                self.step.d.next = Step::Failed;
+                self.err.d.next = self.e_no_response.val();
+            }
+        }
+        if self.matched.val() {
+            if self.cpl_status.val() == self.status_sc.val() {
+                self.step.d.next = self.next_step.val();
+                self.phase.d.next = Phase::Send;
+                self.timer.d.next = 0.into();
+                if self.is_read.val() && !self.cpl_has_data.val() {
+                    self.step.d.next = Step::Failed;
+                    self.err.d.next = self.e_not_peach2.val();
+                }
+                if (self.step.q.val() == Step::ReadId)
+                    && (self.cpl_value.val() != self.identity.val())
+                {
+                    self.step.d.next = Step::Failed;
+                    self.err.d.next = self.e_not_peach2.val();
+                }
+                if (self.step.q.val() == Step::ReadPortInfo) && self.cpl_has_data.val() {
+                    self.p_node.d.next = self.cpl_value.val().get_bits::<4>(0);
+                    self.p_port.d.next = self.cpl_value.val().get_bits::<2>(4);
+                    self.p_valid.d.next = true;
+                    if self.cpl_value.val().get_bits::<2>(4) != self.expected_partner.val() {
+                        self.step.d.next = Step::Failed;
+                        self.err.d.next = self.e_wrong_port.val();
+                    }
+                }
+            } else if self.cpl_status.val() == self.status_crs.val() {
+                self.phase.d.next = Phase::Send;
+            } else if self.cpl_status.val() == self.status_ur.val() {
+                self.step.d.next = Step::Failed;
+                self.err.d.next = self.e_not_endpoint.val();
+            } else {
+                self.step.d.next = Step::Failed;
+                self.err.d.next = self.e_not_peach2.val();
+            }
+        }
+        if self.cfg_in_rc.val() && (self.step.q.val() != Step::Failed) {
+            self.step.d.next = Step::Failed;
+            self.err.d.next = self.e_cfg_in_rc.val();
+        }
+
+        self.error.next = self.err.q.val();
+        self.ready.next = self.step.q.val() == Step::Done;
+        self.partner_node.next = self.p_node.q.val();
+        self.partner_port.next = self.p_port.q.val();
+        self.partner_valid.next = self.p_valid.q.val();
+
+        if self.reset.val() {
+            self.step.d.next = Step::ReadId;
+            self.phase.d.next = Phase::Send;
+            self.req_valid.d.next = false;
+            self.tag.d.next = 0.into();
+            self.timer.d.next = 0.into();
+            self.err.d.next = self.e_none.val();
+            self.p_node.d.next = 0.into();
+            self.p_port.d.next = 0.into();
+            self.p_valid.d.next = false;
+        }
+    }
+}

@@ -1,0 +1,494 @@
+//! A port's type-0 configuration space in the endpoint role, and the completions that
+//! answer config requests.
+//!
+//! The layout is the table of `peach2_regmap::config`. Registers that are not listed read
+//! 0 and ignore writes; read-only bits keep their value under writes; writes honour
+//! `first_be` byte by byte. BARs follow the sizing protocol: BAR0 (32-bit, 64 KiB,
+//! non-prefetchable) reads back `0xFFFF_0000` after an all-ones write, BAR2 (64-bit
+//! prefetchable, 1 TiB) `0x0000_000C` / `0xFFFF_FF00`.
+//!
+//! Each request is answered by one completion, kept in a one-beat slot until `tx` takes
+//! it; `req_ready` is low while the slot is full. A CfgRd0 gets a CplD, a CfgWr0 a Cpl,
+//! both successful; a type-1 request, a request to a function other than 0, one marked
+//! `req_unsupported`, and every request in the root-complex role get a Cpl with status UR
+//! and change nothing. Completions carry byte count 4 and lower address 0 (§2.2.9) and the
+//! requester id and tag of the request. The completer id is the bus/dev/fn this function
+//! captured from the target id of its last successful CfgWr0 (PCIe §2.2.6.2), including
+//! the write being answered; 0 before any.
+//!
+//! In the root-complex role the registers hold their reset values (the port has no config
+//! space of its own then); `reset` also clears them (the link controller resets this block
+//! on link down, as a DL_Down resets an endpoint).
+
+use super::cfg_tlp::{CFG_BYTE_COUNT, CPLD_DW0, CPL_DW0, STATUS_SC, STATUS_UR, TYPE_CFG0};
+use crate::stream::TlpSource;
+use peach2_regmap::config::{
+    BAR0, BAR2_HI, BAR2_LO, BAR2_SIZE_LOG2, CLASS_REVISION, COMMAND, DEVICE_CONTROL, DEVICE_ID,
+    PARTNER_INFO, PCIE_CAP, PORT_INFO, VENDOR_DEVICE, VENDOR_ID, VSEC_CAP,
+};
+use peach2_regmap::csr::BAR0_SIZE;
+use rust_hdl::prelude::*;
+
+/// Byte offset of class code / revision (PCI header).
+const CLASS_REV: u16 = 0x08;
+/// Byte offset of subsystem vendor / subsystem id (PCI header).
+const SUBSYSTEM: u16 = 0x2C;
+/// Byte offset of the capabilities pointer (PCI header).
+const CAP_POINTER: u16 = 0x34;
+/// Device capabilities, inside the PCIe capability.
+const DEVICE_CAPS: u16 = PCIE_CAP + 0x04;
+/// Link capabilities, inside the PCIe capability.
+const LINK_CAPS: u16 = PCIE_CAP + 0x0C;
+/// Link control (15:0) / link status (31:16), inside the PCIe capability.
+const LINK_CONTROL: u16 = PCIE_CAP + 0x10;
+/// Vendor-specific capability header (the capability at [`VSEC_CAP`]).
+const VSEC_HEADER: u32 = 0x09 | (16 << 16);
+
+/// Status register bit 4 (capabilities list), in the command/status DW.
+const STATUS_CAP_LIST: u32 = 1 << 20;
+/// PCIe capability: id 0x10, next = the vendor capability, version 2, endpoint (type 0).
+const PCIE_CAP_HEADER: u32 = 0x10 | ((VSEC_CAP as u32) << 8) | (2 << 16);
+/// Device capabilities: max payload size supported 256 B (code 1).
+const DEVICE_CAPS_VALUE: u32 = 0b001;
+/// Link speed 5 GT/s (code 2) and width x8, as link capabilities and link status encode them.
+const LINK_GEN2_X8: u32 = 2 | (8 << 4);
+/// BAR2 low DW, read-only bits: prefetchable (bit 3), 64-bit (bits 2:1 = 10), memory.
+const BAR2_LO_FLAGS: u32 = 0b1100;
+/// Reset value of max read request size: 512 B (code 2), as PCIe specifies.
+const MRRS_DEFAULT: u64 = 0b010;
+
+// The stored BAR widths follow from the BAR sizes.
+const _: () = assert!(BAR0_SIZE == 1 << 16, "BAR0 keeps address bits 31:16");
+const _: () = assert!(BAR2_SIZE_LOG2 == 40, "BAR2 keeps address bits 63:40");
+
+/// DW register number of a byte offset (the 10 bits ext reg : reg of a config request).
+fn reg(offset: u16) -> Constant<Bits<10>> {
+    Constant::new(u64::from(offset >> 2).into())
+}
+
+fn value(v: u32) -> Constant<Bits<32>> {
+    Constant::new(u64::from(v).into())
+}
+
+/// The endpoint config space of one port, with its completion generator.
+#[derive(LogicBlock)]
+pub struct CfgSpace {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: registers to their reset values, no answer pending.
+    pub reset: Signal<In, Bit>,
+    /// Upstream: a well-formed one-beat config request (lanes: DW0, DW1, DW2, write data).
+    pub req: Signal<In, Bits<128>>,
+    /// `req` holds a request this cycle.
+    pub req_valid: Signal<In, Bit>,
+    /// Answer with UR whatever the request (the chip marked it unsupported).
+    pub req_unsupported: Signal<In, Bit>,
+    /// The answer slot is free: a request is taken when `req_valid` and `req_ready`.
+    pub req_ready: Signal<Out, Bit>,
+    /// Downstream: the completions, one beat each.
+    pub tx: TlpSource,
+    /// The port plays the root-complex role: answer UR, keep reset values.
+    pub role_rc: Signal<In, Bit>,
+    /// This node's id (`PORT_INFO` bits 3:0).
+    pub node_id: Signal<In, Bits<4>>,
+    /// This port's index (`PORT_INFO` bits 5:4).
+    pub port_index: Signal<In, Bits<2>>,
+    /// Captured bus/dev/fn.
+    pub device_id: Signal<Out, Bits<16>>,
+    /// Command register: memory space enable.
+    pub mem_enable: Signal<Out, Bit>,
+    /// Command register: bus master enable.
+    pub bus_master: Signal<Out, Bit>,
+    /// BAR0 base address (bits 15:0 zero).
+    pub bar0_base: Signal<Out, Bits<32>>,
+    /// BAR2 base address bits 63:40.
+    pub bar2_base_hi: Signal<Out, Bits<24>>,
+    /// `PARTNER_INFO` bits 3:0.
+    pub partner_node: Signal<Out, Bits<4>>,
+    /// `PARTNER_INFO` bits 5:4.
+    pub partner_port: Signal<Out, Bits<2>>,
+    /// `PARTNER_INFO` bit 31.
+    pub partner_valid: Signal<Out, Bit>,
+    /// Device control: max payload size code.
+    pub max_payload: Signal<Out, Bits<3>>,
+    /// Device control: max read request size code.
+    pub max_read_req: Signal<Out, Bits<3>>,
+    mem_en: DFF<Bit>,
+    bus_master_en: DFF<Bit>,
+    bar0: DFF<Bits<16>>,
+    bar2_hi: DFF<Bits<24>>,
+    mps: DFF<Bits<3>>,
+    mrrs: DFF<Bits<3>>,
+    partner: DFF<Bits<6>>,
+    partner_ok: DFF<Bit>,
+    dev_id: DFF<Bits<16>>,
+    ans_valid: DFF<Bit>,
+    ans_data: DFF<Bits<128>>,
+    ans_cpld: DFF<Bit>,
+    dw0: Signal<Local, Bits<32>>,
+    dw1: Signal<Local, Bits<32>>,
+    dw2: Signal<Local, Bits<32>>,
+    wvalue: Signal<Local, Bits<32>>,
+    index: Signal<Local, Bits<10>>,
+    target_id: Signal<Local, Bits<16>>,
+    is_write: Signal<Local, Bit>,
+    ur: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    write: Signal<Local, Bit>,
+    rdata: Signal<Local, Bits<32>>,
+    be0: Signal<Local, Bits<32>>,
+    be1: Signal<Local, Bits<32>>,
+    be2: Signal<Local, Bits<32>>,
+    be3: Signal<Local, Bits<32>>,
+    be_mask: Signal<Local, Bits<32>>,
+    merged: Signal<Local, Bits<32>>,
+    cpl_id: Signal<Local, Bits<16>>,
+    status: Signal<Local, Bits<3>>,
+    ans_dw0: Signal<Local, Bits<32>>,
+    ans_dw1: Signal<Local, Bits<32>>,
+    ans_dw2: Signal<Local, Bits<32>>,
+    ans_dw3: Signal<Local, Bits<32>>,
+    type_cfg0: Constant<Bits<5>>,
+    status_sc: Constant<Bits<3>>,
+    status_ur: Constant<Bits<3>>,
+    byte_count: Constant<Bits<12>>,
+    cpl_dw0: Constant<Bits<32>>,
+    cpld_dw0: Constant<Bits<32>>,
+    mrrs_default: Constant<Bits<3>>,
+    r_vendor_device: Constant<Bits<10>>,
+    r_command: Constant<Bits<10>>,
+    r_class_rev: Constant<Bits<10>>,
+    r_bar0: Constant<Bits<10>>,
+    r_bar2_lo: Constant<Bits<10>>,
+    r_bar2_hi: Constant<Bits<10>>,
+    r_subsystem: Constant<Bits<10>>,
+    r_cap_pointer: Constant<Bits<10>>,
+    r_pcie_cap: Constant<Bits<10>>,
+    r_device_caps: Constant<Bits<10>>,
+    r_device_control: Constant<Bits<10>>,
+    r_link_caps: Constant<Bits<10>>,
+    r_link_control: Constant<Bits<10>>,
+    r_vsec: Constant<Bits<10>>,
+    r_port_info: Constant<Bits<10>>,
+    r_partner_info: Constant<Bits<10>>,
+    v_identity: Constant<Bits<32>>,
+    v_status: Constant<Bits<32>>,
+    v_class_rev: Constant<Bits<32>>,
+    v_bar2_lo: Constant<Bits<32>>,
+    v_cap_pointer: Constant<Bits<32>>,
+    v_pcie_cap: Constant<Bits<32>>,
+    v_device_caps: Constant<Bits<32>>,
+    v_link_caps: Constant<Bits<32>>,
+    v_link_status: Constant<Bits<32>>,
+    v_vsec: Constant<Bits<32>>,
+}
+
+impl Default for CfgSpace {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            req: Default::default(),
+            req_valid: Default::default(),
+            req_unsupported: Default::default(),
+            req_ready: Default::default(),
+            tx: Default::default(),
+            role_rc: Default::default(),
+            node_id: Default::default(),
+            port_index: Default::default(),
+            device_id: Default::default(),
+            mem_enable: Default::default(),
+            bus_master: Default::default(),
+            bar0_base: Default::default(),
+            bar2_base_hi: Default::default(),
+            partner_node: Default::default(),
+            partner_port: Default::default(),
+            partner_valid: Default::default(),
+            max_payload: Default::default(),
+            max_read_req: Default::default(),
+            mem_en: Default::default(),
+            bus_master_en: Default::default(),
+            bar0: Default::default(),
+            bar2_hi: Default::default(),
+            mps: Default::default(),
+            mrrs: Default::default(),
+            partner: Default::default(),
+            partner_ok: Default::default(),
+            dev_id: Default::default(),
+            ans_valid: Default::default(),
+            ans_data: Default::default(),
+            ans_cpld: Default::default(),
+            dw0: Default::default(),
+            dw1: Default::default(),
+            dw2: Default::default(),
+            wvalue: Default::default(),
+            index: Default::default(),
+            target_id: Default::default(),
+            is_write: Default::default(),
+            ur: Default::default(),
+            take: Default::default(),
+            write: Default::default(),
+            rdata: Default::default(),
+            be0: Default::default(),
+            be1: Default::default(),
+            be2: Default::default(),
+            be3: Default::default(),
+            be_mask: Default::default(),
+            merged: Default::default(),
+            cpl_id: Default::default(),
+            status: Default::default(),
+            ans_dw0: Default::default(),
+            ans_dw1: Default::default(),
+            ans_dw2: Default::default(),
+            ans_dw3: Default::default(),
+            type_cfg0: Constant::new(TYPE_CFG0.into()),
+            status_sc: Constant::new(STATUS_SC.into()),
+            status_ur: Constant::new(STATUS_UR.into()),
+            byte_count: Constant::new(CFG_BYTE_COUNT.into()),
+            cpl_dw0: Constant::new(CPL_DW0.into()),
+            cpld_dw0: Constant::new(CPLD_DW0.into()),
+            mrrs_default: Constant::new(MRRS_DEFAULT.into()),
+            r_vendor_device: reg(VENDOR_DEVICE),
+            r_command: reg(COMMAND),
+            r_class_rev: reg(CLASS_REV),
+            r_bar0: reg(BAR0),
+            r_bar2_lo: reg(BAR2_LO),
+            r_bar2_hi: reg(BAR2_HI),
+            r_subsystem: reg(SUBSYSTEM),
+            r_cap_pointer: reg(CAP_POINTER),
+            r_pcie_cap: reg(PCIE_CAP),
+            r_device_caps: reg(DEVICE_CAPS),
+            r_device_control: reg(DEVICE_CONTROL),
+            r_link_caps: reg(LINK_CAPS),
+            r_link_control: reg(LINK_CONTROL),
+            r_vsec: reg(VSEC_CAP),
+            r_port_info: reg(PORT_INFO),
+            r_partner_info: reg(PARTNER_INFO),
+            v_identity: value((u32::from(DEVICE_ID) << 16) | u32::from(VENDOR_ID)),
+            v_status: value(STATUS_CAP_LIST),
+            v_class_rev: value(CLASS_REVISION),
+            v_bar2_lo: value(BAR2_LO_FLAGS),
+            v_cap_pointer: value(u32::from(PCIE_CAP)),
+            v_pcie_cap: value(PCIE_CAP_HEADER),
+            v_device_caps: value(DEVICE_CAPS_VALUE),
+            v_link_caps: value(LINK_GEN2_X8),
+            v_link_status: value(LINK_GEN2_X8 << 16),
+            v_vsec: value(VSEC_HEADER),
+        }
+    }
+}
+
+impl Logic for CfgSpace {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            mem_en,
+            bus_master_en,
+            bar0,
+            bar2_hi,
+            mps,
+            mrrs,
+            partner,
+            partner_ok,
+            dev_id,
+            ans_valid,
+            ans_data,
+            ans_cpld
+        );
+        // Request fields.
+        self.dw0.next = self.req.val().get_bits::<32>(0);
+        self.dw1.next = self.req.val().get_bits::<32>(32);
+        self.dw2.next = self.req.val().get_bits::<32>(64);
+        // The data lane holds register bytes in address order: byte-swap it to a value.
+        self.wvalue.next = (bit_cast::<32, 8>(self.req.val().get_bits::<8>(120)))
+            | (bit_cast::<32, 8>(self.req.val().get_bits::<8>(112)) << 8)
+            | (bit_cast::<32, 8>(self.req.val().get_bits::<8>(104)) << 16)
+            | (bit_cast::<32, 8>(self.req.val().get_bits::<8>(96)) << 24);
+        self.is_write.next = self.dw0.val().get_bit(30);
+        self.index.next = self.dw2.val().get_bits::<10>(2);
+        self.target_id.next = self.dw2.val().get_bits::<16>(16);
+        self.ur.next = self.role_rc.val()
+            || self.req_unsupported.val()
+            || (self.dw0.val().get_bits::<5>(24) != self.type_cfg0.val())
+            || self.target_id.val().get_bits::<3>(0).any();
+
+        // Read value of the addressed register (also the base of a partial write).
+        self.rdata.next = 0.into();
+        if self.index.val() == self.r_vendor_device.val() {
+            self.rdata.next = self.v_identity.val();
+        }
+        if self.index.val() == self.r_command.val() {
+            self.rdata.next = self.v_status.val()
+                | (bit_cast::<32, 1>(self.mem_en.q.val().into()) << 1)
+                | (bit_cast::<32, 1>(self.bus_master_en.q.val().into()) << 2);
+        }
+        if self.index.val() == self.r_class_rev.val() {
+            self.rdata.next = self.v_class_rev.val();
+        }
+        if self.index.val() == self.r_bar0.val() {
+            self.rdata.next = bit_cast::<32, 16>(self.bar0.q.val()) << 16;
+        }
+        if self.index.val() == self.r_bar2_lo.val() {
+            self.rdata.next = self.v_bar2_lo.val();
+        }
+        if self.index.val() == self.r_bar2_hi.val() {
+            self.rdata.next = bit_cast::<32, 24>(self.bar2_hi.q.val()) << 8;
+        }
+        if self.index.val() == self.r_subsystem.val() {
+            self.rdata.next = self.v_identity.val();
+        }
+        if self.index.val() == self.r_cap_pointer.val() {
+            self.rdata.next = self.v_cap_pointer.val();
+        }
+        if self.index.val() == self.r_pcie_cap.val() {
+            self.rdata.next = self.v_pcie_cap.val();
+        }
+        if self.index.val() == self.r_device_caps.val() {
+            self.rdata.next = self.v_device_caps.val();
+        }
+        if self.index.val() == self.r_device_control.val() {
+            self.rdata.next = (bit_cast::<32, 3>(self.mps.q.val()) << 5)
+                | (bit_cast::<32, 3>(self.mrrs.q.val()) << 12);
+        }
+        if self.index.val() == self.r_link_caps.val() {
+            self.rdata.next = self.v_link_caps.val();
+        }
+        if self.index.val() == self.r_link_control.val() {
+            self.rdata.next = self.v_link_status.val();
+        }
+        if self.index.val() == self.r_vsec.val() {
+            self.rdata.next = self.v_vsec.val();
+        }
+        if self.index.val() == self.r_port_info.val() {
+            self.rdata.next = bit_cast::<32, 4>(self.node_id.val())
+                | (bit_cast::<32, 2>(self.port_index.val()) << 4);
+        }
+        if self.index.val() == self.r_partner_info.val() {
+            self.rdata.next = bit_cast::<32, 6>(self.partner.q.val())
+                | (bit_cast::<32, 1>(self.partner_ok.q.val().into()) << 31);
+        }
+
+        // first_be: byte k of the register takes byte k of the written value.
+        self.be0.next = 0.into();
+        self.be1.next = 0.into();
+        self.be2.next = 0.into();
+        self.be3.next = 0.into();
+        if self.dw1.val().get_bit(0) {
+            self.be0.next = 0xFF.into();
+        }
+        if self.dw1.val().get_bit(1) {
+            self.be1.next = 0xFF00.into();
+        }
+        if self.dw1.val().get_bit(2) {
+            self.be2.next = 0xFF_0000.into();
+        }
+        if self.dw1.val().get_bit(3) {
+            self.be3.next = 0xFF00_0000_u64.into();
+        }
+        self.be_mask.next = self.be0.val() | self.be1.val() | self.be2.val() | self.be3.val();
+        self.merged.next =
+            (self.wvalue.val() & self.be_mask.val()) | (self.rdata.val() & !self.be_mask.val());
+
+        self.req_ready.next = !self.ans_valid.q.val();
+        self.take.next = self.req_valid.val() && self.req_ready.val();
+        self.write.next = self.take.val() && self.is_write.val() && !self.ur.val();
+
+        // Writable bits only: the read-only ones are rebuilt from constants on read.
+        if self.write.val() {
+            self.dev_id.d.next = self.target_id.val();
+            if self.index.val() == self.r_command.val() {
+                self.mem_en.d.next = self.merged.val().get_bit(1);
+                self.bus_master_en.d.next = self.merged.val().get_bit(2);
+            }
+            if self.index.val() == self.r_bar0.val() {
+                self.bar0.d.next = self.merged.val().get_bits::<16>(16);
+            }
+            if self.index.val() == self.r_bar2_hi.val() {
+                self.bar2_hi.d.next = self.merged.val().get_bits::<24>(8);
+            }
+            if self.index.val() == self.r_device_control.val() {
+                self.mps.d.next = self.merged.val().get_bits::<3>(5);
+                self.mrrs.d.next = self.merged.val().get_bits::<3>(12);
+            }
+            if self.index.val() == self.r_partner_info.val() {
+                self.partner.d.next = self.merged.val().get_bits::<6>(0);
+                self.partner_ok.d.next = self.merged.val().get_bit(31);
+            }
+        }
+
+        // The completion.
+        self.cpl_id.next = self.dev_id.q.val();
+        if self.write.val() {
+            self.cpl_id.next = self.target_id.val();
+        }
+        self.status.next = self.status_sc.val();
+        if self.ur.val() {
+            self.status.next = self.status_ur.val();
+        }
+        self.ans_dw0.next = self.cpl_dw0.val();
+        self.ans_dw3.next = 0.into();
+        if !self.is_write.val() && !self.ur.val() {
+            self.ans_dw0.next = self.cpld_dw0.val();
+            self.ans_dw3.next = (bit_cast::<32, 8>(self.rdata.val().get_bits::<8>(24)))
+                | (bit_cast::<32, 8>(self.rdata.val().get_bits::<8>(16)) << 8)
+                | (bit_cast::<32, 8>(self.rdata.val().get_bits::<8>(8)) << 16)
+                | (bit_cast::<32, 8>(self.rdata.val().get_bits::<8>(0)) << 24);
+        }
+        self.ans_dw1.next = (bit_cast::<32, 16>(self.cpl_id.val()) << 16)
+            | (bit_cast::<32, 3>(self.status.val()) << 13)
+            | bit_cast::<32, 12>(self.byte_count.val());
+        // Requester id and tag from the request; lower address 0.
+        self.ans_dw2.next = bit_cast::<32, 24>(self.dw1.val().get_bits::<24>(8)) << 8;
+
+        if self.take.val() {
+            self.ans_valid.d.next = true;
+            self.ans_cpld.d.next = !self.is_write.val() && !self.ur.val();
+            self.ans_data.d.next = bit_cast::<128, 32>(self.ans_dw0.val())
+                | (bit_cast::<128, 32>(self.ans_dw1.val()) << 32)
+                | (bit_cast::<128, 32>(self.ans_dw2.val()) << 64)
+                | (bit_cast::<128, 32>(self.ans_dw3.val()) << 96);
+        }
+        self.tx.valid.next = self.ans_valid.q.val();
+        self.tx.data.next = self.ans_data.q.val();
+        self.tx.sop.next = true;
+        self.tx.eop.next = true;
+        self.tx.empty.next = 1.into();
+        if self.ans_cpld.q.val() {
+            self.tx.empty.next = 0.into();
+        }
+        self.tx.dest.next = 0.into();
+        self.tx.src.next = 0.into();
+        self.tx.unsupported.next = false;
+        if self.tx.valid.val() && self.tx.ready.val() {
+            self.ans_valid.d.next = false;
+        }
+
+        self.device_id.next = self.dev_id.q.val();
+        self.mem_enable.next = self.mem_en.q.val();
+        self.bus_master.next = self.bus_master_en.q.val();
+        self.bar0_base.next = bit_cast::<32, 16>(self.bar0.q.val()) << 16;
+        self.bar2_base_hi.next = self.bar2_hi.q.val();
+        self.partner_node.next = self.partner.q.val().get_bits::<4>(0);
+        self.partner_port.next = self.partner.q.val().get_bits::<2>(4);
+        self.partner_valid.next = self.partner_ok.q.val();
+        self.max_payload.next = self.mps.q.val();
+        self.max_read_req.next = self.mrrs.q.val();
+
+        if self.reset.val() || self.role_rc.val() {
+            self.mem_en.d.next = false;
+            self.bus_master_en.d.next = false;
+            self.bar0.d.next = 0.into();
+            self.bar2_hi.d.next = 0.into();
+            self.mps.d.next = 0.into();
+            self.mrrs.d.next = self.mrrs_default.val();
+            self.partner.d.next = 0.into();
+            self.partner_ok.d.next = false;
+            self.dev_id.d.next = 0.into();
+        }
+        if self.reset.val() {
+            self.ans_valid.d.next = false;
+        }
+    }
+}

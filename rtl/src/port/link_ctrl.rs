@@ -1,0 +1,323 @@
+//! The link controller of one port: the endpoint config space ([`CfgSpace`]) and the
+//! root-complex bring-up engine ([`BringUp`]) behind one `rx`/`tx` pair, selected by the
+//! port's role, and the port's bring-up status.
+//!
+//! RX: the port's RX stage hands over config requests and (root-complex role)
+//! completions. A one-beat config request with length 1, `last_be` 0 and the beat's
+//! `empty` matching its fmt goes to the config space, which answers it (UR in the
+//! root-complex role, where it also fails the bring-up with `ConfigInRcRole`). A one-beat
+//! completion goes to the bring-up engine in the root-complex role. Everything else is
+//! consumed to its `eop` and dropped without an answer: a malformed request (several
+//! beats, wrong length) is discarded as PCIe §2.3 asks of a receiver, so it gets no
+//! completion either. `rx` is taken only while the answer slot is free, and always while
+//! the link is down (beats from a dead link are dropped).
+//!
+//! TX: answers go before the engine's requests (completions may pass requests); a beat
+//! that was presented and not taken stays selected until it is taken. Link down resets
+//! both halves: a beat not taken yet is withdrawn, as DL_Down discards a port's pending
+//! TLPs.
+//!
+//! Status: in the endpoint role the port is ready when the link is up and the host (or the
+//! partner's bring-up) enabled memory space and bus master; state Down, Identify or
+//! Ready. If nobody configured it within `ep_timeout` cycles of link up the error is
+//! `NotConfigured` (the state stays Identify; the error clears when it gets configured,
+//! and is not raised again for that link-up if software later disables the port). In the
+//! root-complex role state, error and readiness are the engine's. Link down: state Down,
+//! not ready, no error, registers and engine reset.
+
+use super::bringup::BringUp;
+use super::cfg_space::CfgSpace;
+use super::cfg_tlp::{FMT_3DW, FMT_3DW_DATA, TYPE_CFG0, TYPE_CFG1, TYPE_CPL};
+use crate::stream::{TlpSink, TlpSource};
+use peach2_regmap::config::{LinkError, LinkState};
+use rust_hdl::prelude::*;
+
+fn bits4(code: u64) -> Constant<Bits<4>> {
+    Constant::new(code.into())
+}
+
+/// The link controller of one port.
+#[derive(LogicBlock)]
+pub struct LinkCtrl {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Upstream: config requests and completions that arrived on the port.
+    pub rx: TlpSink,
+    /// Downstream: completions (endpoint role, UR) and config requests (root-complex role),
+    /// one beat each, `dest`/`src`/`unsupported` 0.
+    pub tx: TlpSource,
+    /// Data link layer up (from the hard IP).
+    pub link_up: Signal<In, Bit>,
+    /// The port plays the root-complex role.
+    pub role_rc: Signal<In, Bit>,
+    /// This port's index (0..3 = N, E, W, S).
+    pub port_index: Signal<In, Bits<2>>,
+    /// This node's id.
+    pub node_id: Signal<In, Bits<4>>,
+    /// Root-complex role: the port index the partner must report.
+    pub expected_partner: Signal<In, Bits<2>>,
+    /// Endpoint role: cycles from link up to `NotConfigured`.
+    pub ep_timeout: Signal<In, Bits<32>>,
+    /// Root-complex role: cycles to wait for each config completion.
+    pub cfg_timeout: Signal<In, Bits<32>>,
+    /// Memory traffic may flow.
+    pub ready: Signal<Out, Bit>,
+    /// `LinkState` code.
+    pub state: Signal<Out, Bits<4>>,
+    /// `LinkError` code.
+    pub error: Signal<Out, Bits<4>>,
+    /// Endpoint role: captured bus/dev/fn (completer and requester id); 0 in the
+    /// root-complex role.
+    pub device_id: Signal<Out, Bits<16>>,
+    /// Command register: memory space enable.
+    pub mem_enable: Signal<Out, Bit>,
+    /// Command register: bus master enable.
+    pub bus_master: Signal<Out, Bit>,
+    /// BAR0 base (bits 31:16 meaningful).
+    pub bar0_base: Signal<Out, Bits<32>>,
+    /// BAR2 base bits 63:40.
+    pub bar2_base_hi: Signal<Out, Bits<24>>,
+    /// Partner's node id.
+    pub partner_node: Signal<Out, Bits<4>>,
+    /// Partner's port index.
+    pub partner_port: Signal<Out, Bits<2>>,
+    /// The partner identified itself (endpoint: `PARTNER_INFO` valid bit; root complex:
+    /// its `PORT_INFO` was read).
+    pub partner_valid: Signal<Out, Bit>,
+    /// Device control: max payload size code.
+    pub max_payload: Signal<Out, Bits<3>>,
+    /// Device control: max read request size code.
+    pub max_read_req: Signal<Out, Bits<3>>,
+    cfg: CfgSpace,
+    rc: BringUp,
+    skip: DFF<Bit>,
+    ep_timer: DFF<Bits<32>>,
+    ep_was_ready: DFF<Bit>,
+    locked: DFF<Bit>,
+    locked_rc: DFF<Bit>,
+    take: Signal<Local, Bit>,
+    deliver: Signal<Local, Bit>,
+    fmt: Signal<Local, Bits<3>>,
+    typ: Signal<Local, Bits<5>>,
+    length: Signal<Local, Bits<10>>,
+    framed: Signal<Local, Bit>,
+    cfg_ok: Signal<Local, Bit>,
+    cpl_ok: Signal<Local, Bit>,
+    ep_ready: Signal<Local, Bit>,
+    sel_rc: Signal<Local, Bit>,
+    type_cfg0: Constant<Bits<5>>,
+    type_cfg1: Constant<Bits<5>>,
+    type_cpl: Constant<Bits<5>>,
+    fmt_3dw: Constant<Bits<3>>,
+    fmt_3dw_data: Constant<Bits<3>>,
+    st_down: Constant<Bits<4>>,
+    st_identify: Constant<Bits<4>>,
+    st_ready: Constant<Bits<4>>,
+    e_none: Constant<Bits<4>>,
+    e_not_configured: Constant<Bits<4>>,
+}
+
+impl Default for LinkCtrl {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            rx: Default::default(),
+            tx: Default::default(),
+            link_up: Default::default(),
+            role_rc: Default::default(),
+            port_index: Default::default(),
+            node_id: Default::default(),
+            expected_partner: Default::default(),
+            ep_timeout: Default::default(),
+            cfg_timeout: Default::default(),
+            ready: Default::default(),
+            state: Default::default(),
+            error: Default::default(),
+            device_id: Default::default(),
+            mem_enable: Default::default(),
+            bus_master: Default::default(),
+            bar0_base: Default::default(),
+            bar2_base_hi: Default::default(),
+            partner_node: Default::default(),
+            partner_port: Default::default(),
+            partner_valid: Default::default(),
+            max_payload: Default::default(),
+            max_read_req: Default::default(),
+            cfg: Default::default(),
+            rc: Default::default(),
+            skip: Default::default(),
+            ep_timer: Default::default(),
+            ep_was_ready: Default::default(),
+            locked: Default::default(),
+            locked_rc: Default::default(),
+            take: Default::default(),
+            deliver: Default::default(),
+            fmt: Default::default(),
+            typ: Default::default(),
+            length: Default::default(),
+            framed: Default::default(),
+            cfg_ok: Default::default(),
+            cpl_ok: Default::default(),
+            ep_ready: Default::default(),
+            sel_rc: Default::default(),
+            type_cfg0: Constant::new(TYPE_CFG0.into()),
+            type_cfg1: Constant::new(TYPE_CFG1.into()),
+            type_cpl: Constant::new(TYPE_CPL.into()),
+            fmt_3dw: Constant::new(FMT_3DW.into()),
+            fmt_3dw_data: Constant::new(FMT_3DW_DATA.into()),
+            st_down: bits4(LinkState::Down as u64),
+            st_identify: bits4(LinkState::Identify as u64),
+            st_ready: bits4(LinkState::Ready as u64),
+            e_none: bits4(LinkError::None as u64),
+            e_not_configured: bits4(LinkError::NotConfigured as u64),
+        }
+    }
+}
+
+impl Logic for LinkCtrl {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, skip, ep_timer, ep_was_ready, locked, locked_rc);
+        self.cfg.clock.next = self.clock.val();
+        self.rc.clock.next = self.clock.val();
+        self.cfg.reset.next = self.reset.val() || !self.link_up.val();
+        self.rc.reset.next = self.reset.val() || !self.link_up.val() || !self.role_rc.val();
+        self.cfg.role_rc.next = self.role_rc.val();
+        self.cfg.node_id.next = self.node_id.val();
+        self.cfg.port_index.next = self.port_index.val();
+        self.rc.node_id.next = self.node_id.val();
+        self.rc.port_index.next = self.port_index.val();
+        self.rc.expected_partner.next = self.expected_partner.val();
+        self.rc.cfg_timeout.next = self.cfg_timeout.val();
+
+        // RX: classify the sop beat; a one-beat TLP whose framing fits its header.
+        self.rx.ready.next = !self.reset.val() && (self.cfg.req_ready.val() || !self.link_up.val());
+        self.take.next = self.rx.valid.val() && self.rx.ready.val();
+        if self.take.val() {
+            if self.skip.q.val() {
+                if self.rx.eop.val() {
+                    self.skip.d.next = false;
+                }
+            } else if self.rx.sop.val() && !self.rx.eop.val() {
+                self.skip.d.next = true;
+            }
+        }
+        self.deliver.next = self.take.val()
+            && !self.skip.q.val()
+            && self.rx.sop.val()
+            && self.rx.eop.val()
+            && self.link_up.val();
+        self.fmt.next = self.rx.data.val().get_bits::<3>(29);
+        self.typ.next = self.rx.data.val().get_bits::<5>(24);
+        self.length.next = self.rx.data.val().get_bits::<10>(0);
+        self.framed.next = ((self.fmt.val() == self.fmt_3dw.val()) && (self.rx.empty.val() == 1))
+            || ((self.fmt.val() == self.fmt_3dw_data.val())
+                && (self.rx.empty.val() == 0)
+                && (self.length.val() == 1));
+        self.cfg_ok.next = ((self.typ.val() == self.type_cfg0.val())
+            || (self.typ.val() == self.type_cfg1.val()))
+            && self.framed.val()
+            && (self.length.val() == 1)
+            && (self.rx.data.val().get_bits::<4>(36) == 0);
+        self.cpl_ok.next = (self.typ.val() == self.type_cpl.val()) && self.framed.val();
+
+        self.cfg.req.next = self.rx.data.val();
+        self.cfg.req_unsupported.next = self.rx.unsupported.val();
+        self.cfg.req_valid.next = self.deliver.val() && self.cfg_ok.val();
+        self.rc.cpl.next = self.rx.data.val();
+        self.rc.cpl_valid.next = self.deliver.val() && self.cpl_ok.val() && self.role_rc.val();
+        self.rc.cfg_in_rc.next = self.deliver.val() && self.cfg_ok.val() && self.role_rc.val();
+
+        // TX: answers first; a presented beat keeps its source until taken.
+        self.sel_rc.next = !self.cfg.tx.valid.val();
+        if self.locked.q.val() {
+            self.sel_rc.next = self.locked_rc.q.val();
+        }
+        self.tx.valid.next = self.cfg.tx.valid.val();
+        self.tx.data.next = self.cfg.tx.data.val();
+        self.tx.sop.next = self.cfg.tx.sop.val();
+        self.tx.eop.next = self.cfg.tx.eop.val();
+        self.tx.empty.next = self.cfg.tx.empty.val();
+        self.tx.dest.next = self.cfg.tx.dest.val();
+        self.tx.src.next = self.cfg.tx.src.val();
+        self.tx.unsupported.next = self.cfg.tx.unsupported.val();
+        if self.sel_rc.val() {
+            self.tx.valid.next = self.rc.tx.valid.val();
+            self.tx.data.next = self.rc.tx.data.val();
+            self.tx.sop.next = self.rc.tx.sop.val();
+            self.tx.eop.next = self.rc.tx.eop.val();
+            self.tx.empty.next = self.rc.tx.empty.val();
+            self.tx.dest.next = self.rc.tx.dest.val();
+            self.tx.src.next = self.rc.tx.src.val();
+            self.tx.unsupported.next = self.rc.tx.unsupported.val();
+        }
+        self.cfg.tx.ready.next = self.tx.ready.val() && !self.sel_rc.val();
+        self.rc.tx.ready.next = self.tx.ready.val() && self.sel_rc.val();
+        self.locked.d.next = self.tx.valid.val() && !self.tx.ready.val();
+        self.locked_rc.d.next = self.sel_rc.val();
+
+        // Endpoint status.
+        self.ep_ready.next = self.link_up.val()
+            && !self.role_rc.val()
+            && self.cfg.mem_enable.val()
+            && self.cfg.bus_master.val();
+        if self.ep_ready.val() {
+            self.ep_was_ready.d.next = true;
+        }
+        if !self.ep_was_ready.q.val() && (self.ep_timer.q.val() < self.ep_timeout.val()) {
+            self.ep_timer.d.next = self.ep_timer.q.val() + 1;
+        }
+
+        // Status by role.
+        self.mem_enable.next = self.cfg.mem_enable.val();
+        self.bus_master.next = self.cfg.bus_master.val();
+        self.bar0_base.next = self.cfg.bar0_base.val();
+        self.bar2_base_hi.next = self.cfg.bar2_base_hi.val();
+        self.max_payload.next = self.cfg.max_payload.val();
+        self.max_read_req.next = self.cfg.max_read_req.val();
+        if self.role_rc.val() {
+            self.ready.next = self.link_up.val() && self.rc.ready.val();
+            self.state.next = self.rc.state.val();
+            self.error.next = self.rc.error.val();
+            self.device_id.next = 0.into();
+            self.partner_node.next = self.rc.partner_node.val();
+            self.partner_port.next = self.rc.partner_port.val();
+            self.partner_valid.next = self.link_up.val() && self.rc.partner_valid.val();
+        } else {
+            self.ready.next = self.ep_ready.val();
+            self.state.next = self.st_identify.val();
+            if self.ep_ready.val() {
+                self.state.next = self.st_ready.val();
+            }
+            self.error.next = self.e_none.val();
+            if !self.ep_ready.val()
+                && !self.ep_was_ready.q.val()
+                && (self.ep_timer.q.val() >= self.ep_timeout.val())
+            {
+                self.error.next = self.e_not_configured.val();
+            }
+            self.device_id.next = self.cfg.device_id.val();
+            self.partner_node.next = self.cfg.partner_node.val();
+            self.partner_port.next = self.cfg.partner_port.val();
+            self.partner_valid.next = self.link_up.val() && self.cfg.partner_valid.val();
+        }
+        if !self.link_up.val() {
+            self.state.next = self.st_down.val();
+            self.error.next = self.e_none.val();
+        }
+
+        if self.reset.val() || !self.link_up.val() || self.role_rc.val() {
+            self.ep_timer.d.next = 0.into();
+            self.ep_was_ready.d.next = false;
+        }
+        if self.reset.val() || !self.link_up.val() {
+            self.locked.d.next = false;
+        }
+        if self.reset.val() {
+            self.skip.d.next = false;
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! One PCIe port of the chip, stage by stage: the RX stage (`rx_route`: routing decision,
+//! BAR2 rewrite, framing checks), the link controller (`link_ctrl` with the endpoint
+//! config space `cfg_space` and the root-complex bring-up engine `bringup`, sharing the
+//! config-TLP codes in `cfg_tlp`), the N port's egress translation (`egress_translate`)
+//! and the TX merge of crossbar and link-controller traffic (`tx_merge`).
+
+pub mod bringup;
+pub mod cfg_space;
+pub mod cfg_tlp;
+pub mod egress_translate;
+pub mod link_ctrl;
+pub mod rx_route;
+pub mod tx_merge;
+
+#[cfg(test)]
+mod egress_tests;
+#[cfg(test)]
+mod link_bench;
+#[cfg(test)]
+mod link_ctrl_ep_tests;
+#[cfg(test)]
+mod link_ctrl_pair_tests;
+#[cfg(test)]
+mod link_ctrl_rc_tests;
+#[cfg(test)]
+mod rx_route_tests;
+#[cfg(test)]
+mod test_tlp;

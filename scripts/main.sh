@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The main job: set up, build, export the PEACH2 core to Verilog and check it with the
+# open tools, and show the TLP tool on a few real TLPs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cargo build --release -q -p peach2
+peach2=target/release/peach2
+
+echo "== Verilog export and open checks (out/verilog)"
+"$peach2" verilog -o out/verilog --check
+
+echo "== TLP tool"
+for tlp in "00000010 01000aff f7c00000" "4a000001 00000004 01000a00 78563412" \
+           "60000001 0100000f 00000001 00000000 deadbeef"; do
+  echo "\$ peach2 tlp decode $tlp"
+  "$peach2" tlp decode $tlp
+done
+echo "\$ peach2 tlp beats 60000002 0100000f 00000001 00000000 deadbeef cafef00d"
+"$peach2" tlp beats 60000002 0100000f 00000001 00000000 deadbeef cafef00d
