@@ -16,5 +16,5 @@ for tlp in "00000010 01000aff f7c00000" "4a000001 00000004 01000a00 78563412" \
   echo "\$ peach2 tlp decode $tlp"
   "$peach2" tlp decode $tlp
 done
-echo "\$ peach2 tlp beats 60000002 0100000f 00000001 00000000 deadbeef cafef00d"
-"$peach2" tlp beats 60000002 0100000f 00000001 00000000 deadbeef cafef00d
+echo "\$ peach2 tlp beats 60000002 010000ff 00000001 00000000 deadbeef cafef00d"
+"$peach2" tlp beats 60000002 010000ff 00000001 00000000 deadbeef cafef00d
