@@ -84,6 +84,8 @@ pub struct InternalCompleter {
     in_global: Signal<Local, Bit>,
     in_len: Signal<Local, Bits<11>>,
     lane_data: Signal<Local, Bits<32>>,
+    lane_value: Signal<Local, Bits<32>>,
+    rd_lane: Signal<Local, Bits<32>>,
     // Fields of the latched header.
     length: Signal<Local, Bits<10>>,
     first_be: Signal<Local, Bits<4>>,
@@ -134,6 +136,8 @@ impl Default for InternalCompleter {
             in_global: Default::default(),
             in_len: Default::default(),
             lane_data: Default::default(),
+            lane_value: Default::default(),
+            rd_lane: Default::default(),
             length: Default::default(),
             first_be: Default::default(),
             last_be: Default::default(),
@@ -181,6 +185,17 @@ impl Logic for InternalCompleter {
                 self.lane_data.next = self.from_xbar.data.val().get_bits::<32>(32 * k);
             }
         }
+
+        // Register byte k travels as wire byte k (PCIe byte order): lane and value are
+        // byte-swapped.
+        self.lane_value.next = (bit_cast::<32, 8>(self.lane_data.val().get_bits::<8>(0)) << 24)
+            | (bit_cast::<32, 8>(self.lane_data.val().get_bits::<8>(8)) << 16)
+            | (bit_cast::<32, 8>(self.lane_data.val().get_bits::<8>(16)) << 8)
+            | bit_cast::<32, 8>(self.lane_data.val().get_bits::<8>(24));
+        self.rd_lane.next = (bit_cast::<32, 8>(self.csr_rd_data.val().get_bits::<8>(0)) << 24)
+            | (bit_cast::<32, 8>(self.csr_rd_data.val().get_bits::<8>(8)) << 16)
+            | (bit_cast::<32, 8>(self.csr_rd_data.val().get_bits::<8>(16)) << 8)
+            | bit_cast::<32, 8>(self.csr_rd_data.val().get_bits::<8>(24));
 
         // Completion header from the latched request.
         self.length.next = self.h0.q.val().get_bits::<10>(0);
@@ -253,7 +268,7 @@ impl Logic for InternalCompleter {
         self.to_xbar.unsupported.next = false;
         self.csr_wr_en.next = false;
         self.csr_wr_addr.next = self.dw_addr.q.val();
-        self.csr_wr_data.next = self.lane_data.val();
+        self.csr_wr_data.next = self.lane_value.val();
         self.csr_wr_be.next = 0xF.into();
         self.csr_rd_addr.next = self.dw_addr.q.val() + bit_cast::<14, 3>(self.rd_index.q.val());
         self.ur_sent.next = false;
@@ -347,7 +362,7 @@ impl Logic for InternalCompleter {
             CompleterState::Read => {
                 for k in 0..4 {
                     if self.rd_index.q.val().index() == k {
-                        self.rd_data[k].d.next = self.csr_rd_data.val();
+                        self.rd_data[k].d.next = self.rd_lane.val();
                     }
                 }
                 self.rd_index.d.next = self.rd_index.q.val() + 1;
@@ -393,9 +408,17 @@ impl Logic for InternalCompleter {
                 self.to_xbar.eop.next = true;
                 self.to_xbar.empty.next =
                     bit_cast::<2, 3>(5 - bit_cast::<3, 10>(self.length.val()));
-                self.to_xbar.data.next = bit_cast::<128, 32>(self.rd_data[1].q.val())
-                    | (bit_cast::<128, 32>(self.rd_data[2].q.val()) << 32)
-                    | (bit_cast::<128, 32>(self.rd_data[3].q.val()) << 64);
+                // Unused lanes stay zero (beat format): only rd_data[1..length] goes out.
+                self.to_xbar.data.next = bit_cast::<128, 32>(self.rd_data[1].q.val());
+                if self.length.val() >= 3 {
+                    self.to_xbar.data.next = bit_cast::<128, 32>(self.rd_data[1].q.val())
+                        | (bit_cast::<128, 32>(self.rd_data[2].q.val()) << 32);
+                }
+                if self.length.val() == 4 {
+                    self.to_xbar.data.next = bit_cast::<128, 32>(self.rd_data[1].q.val())
+                        | (bit_cast::<128, 32>(self.rd_data[2].q.val()) << 32)
+                        | (bit_cast::<128, 32>(self.rd_data[3].q.val()) << 64);
+                }
                 if self.to_xbar.ready.val() {
                     self.state.d.next = CompleterState::Idle;
                 }

@@ -41,7 +41,8 @@ fn mwr(offset: u32, data: &[u32], first_be: u32, last_be: u32) -> Vec<u32> {
         0x0100_0500 | (last_be << 4) | first_be,
         BAR0 + offset,
     ];
-    v.extend_from_slice(data);
+    // Register values travel in PCIe byte order: a lane holds the value byte-swapped.
+    v.extend(data.iter().map(|d| d.swap_bytes()));
     v
 }
 
@@ -65,7 +66,7 @@ fn cpld(len: u32, status: u32, byte_count: u32, tag: u32, lower: u32, data: &[u3
         (0x0300 << 16) | (status << 13) | byte_count,
         0x0100_0000 | (tag << 8) | lower,
     ];
-    v.extend_from_slice(data);
+    v.extend(data.iter().map(|d| d.swap_bytes()));
     v
 }
 
