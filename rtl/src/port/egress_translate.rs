@@ -56,6 +56,7 @@ pub struct EgressTranslate {
     local_addr: Signal<Local, Bits<64>>,
     in_used: Signal<Local, Bits<3>>,
     dw0_3dw: Signal<Local, Bits<32>>,
+    shifted_header: Signal<Local, Bits<96>>,
     global_base_hi: Constant<Bits<24>>,
 }
 
@@ -81,6 +82,7 @@ impl Default for EgressTranslate {
             local_addr: Default::default(),
             in_used: Default::default(),
             dw0_3dw: Default::default(),
+            shifted_header: Default::default(),
             global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
         }
     }
@@ -108,6 +110,10 @@ impl Logic for EgressTranslate {
         self.local_addr.next = self.base.val() + self.offset.val();
         // fmt 011 (4-DW write) becomes 010 (3-DW write).
         self.dw0_3dw.next = self.from_xbar.data.val().get_bits::<32>(0) & 0xDFFF_FFFFu64;
+        // The 3-DW header of a shifted packet: DW0 (fmt 010), DW1, the local address.
+        self.shifted_header.next = bit_cast::<96, 32>(self.dw0_3dw.val())
+            | (bit_cast::<96, 32>(self.from_xbar.data.val().get_bits::<32>(32)) << 32)
+            | (bit_cast::<96, 32>(self.local_addr.val().get_bits::<32>(0)) << 64);
         self.in_used.next = 4.into();
         if self.from_xbar.eop.val() {
             self.in_used.next = 4 - bit_cast::<3, 2>(self.from_xbar.empty.val());
@@ -148,10 +154,7 @@ impl Logic for EgressTranslate {
                         // Absorb the header beat; it leaves with the first payload DW.
                         self.to_port.valid.next = false;
                         self.from_xbar.ready.next = true;
-                        self.held.d.next = bit_cast::<96, 32>(self.dw0_3dw.val())
-                            | (bit_cast::<96, 32>(self.from_xbar.data.val().get_bits::<32>(32))
-                                << 32)
-                            | (bit_cast::<96, 32>(self.local_addr.val().get_bits::<32>(0)) << 64);
+                        self.held.d.next = self.shifted_header.val();
                         self.first_out.d.next = true;
                         self.mode.d.next = EgressMode::Shift;
                         if self.from_xbar.eop.val() {
@@ -202,6 +205,21 @@ impl Logic for EgressTranslate {
                 self.from_xbar.ready.next = false;
                 if self.to_port.ready.val() {
                     self.mode.d.next = EgressMode::Idle;
+                    // The next packet's header beat produces no output when it is to be
+                    // shifted: take it in the same cycle, so back-to-back shifted packets
+                    // keep one beat per cycle.
+                    if self.from_xbar.valid.val()
+                        && self.from_xbar.sop.val()
+                        && self.is_global_write.val()
+                        && self.enabled.val()
+                        && (self.local_addr.val().get_bits::<32>(32) == 0)
+                        && !self.from_xbar.eop.val()
+                    {
+                        self.from_xbar.ready.next = true;
+                        self.held.d.next = self.shifted_header.val();
+                        self.first_out.d.next = true;
+                        self.mode.d.next = EgressMode::Shift;
+                    }
                 }
             }
             EgressMode::Drop => {
