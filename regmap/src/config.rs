@@ -14,7 +14,9 @@
 //! 4. `CfgWr0` of [`PARTNER_INFO`] = this chip's node id and port, with the valid bit.
 //! 5. `CfgWr0` of the command register: memory space and bus master enabled.
 //!
-//! Then both sides report `READY`. An endpoint whose link is up but which nobody configures
+//! Then both sides report `READY`. Node ids are exchanged once, at bring-up: software sets
+//! `NODE_ID` before the ring links come up (or takes a link down and up after changing
+//! it), else the partner fields of `PORT_STATUS` show the old id. An endpoint whose link is up but which nobody configures
 //! within [`EP_CONFIG_TIMEOUT_CYCLES`] reports [`LinkError::NotConfigured`] (two endpoints
 //! cabled together); a root-complex port that receives a config request reports
 //! [`LinkError::ConfigInRcRole`] and answers it with UR.

@@ -25,6 +25,12 @@
 //! | 0x0400 + 0x40p + 32 | `PORT_CONFIG[p]` | RO     | what the partner configured: see [`port_config`]          |
 //! | 0x0500              | `CPL_UNEXPECTED` | RO     | completions that matched no outstanding request          |
 //!
+//! Ordering: a CSR write is a posted write executed by the chip's internal completer, after
+//! the RX stage has already routed the TLPs queued behind it. Software that changes
+//! `ROUTE`, `TARGET_*` or `NODE_ID` and then sends traffic that depends on the change must
+//! first read any register back (the read's completion returns after the write took
+//! effect), as PCIe drivers do to flush posted writes.
+//!
 //! The DMA controller's registers and the internal descriptor memory are added by the DMA
 //! controller (offsets 0x1000 and up).
 
