@@ -4,6 +4,7 @@
 //! `run(args) -> Result<(), CliError>` function; `main` only dispatches and turns
 //! a [`CliError`] into a one-line message on stderr and an exit code.
 
+mod fpga_cmd;
 mod tlp_cmd;
 mod verilog_cmd;
 
@@ -26,6 +27,8 @@ enum Command {
     Tlp(tlp_cmd::TlpArgs),
     /// Export the chip to Verilog and check it with Verilator, Icarus and Yosys.
     Verilog(verilog_cmd::VerilogArgs),
+    /// Build the board image: open-tool checks with a resource report, or Quartus.
+    Fpga(fpga_cmd::FpgaArgs),
 }
 
 /// Why a subcommand failed.
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Tlp(args) => tlp_cmd::run(args),
         Command::Verilog(args) => verilog_cmd::run(args),
+        Command::Fpga(args) => fpga_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

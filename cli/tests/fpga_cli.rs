@@ -1,0 +1,247 @@
+//! Runs `peach2 fpga`: the open flow end to end (Verilator, Icarus, the adapter
+//! testbench, Yosys: about a minute), and the Quartus command with and without a
+//! `quartus_sh` on the PATH.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn peach2(args: &[&str], path_env: Option<&Path>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_peach2"));
+    cmd.args(args);
+    if let Some(p) = path_env {
+        cmd.env("PATH", p);
+    }
+    cmd.output().expect("run peach2")
+}
+
+fn fresh_dir(label: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("peach2-fpga-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The number after `label` on its line in the report.
+fn figure(report: &str, label: &str) -> u64 {
+    let line = report
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no line {label:?} in the report"));
+    line[label.len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number in {line:?}"))
+}
+
+/// The report from `title` to the next section.
+fn section<'a>(report: &'a str, title: &str) -> &'a str {
+    let start = report.find(title).unwrap_or_else(|| panic!("no {title:?}"));
+    let rest = &report[start + title.len()..];
+    &rest[..rest.find("\n== ").unwrap_or(rest.len())]
+}
+
+/// The numbers (instances, logic cells, flip-flops, memory bits) of the table rows
+/// whose block name starts with `prefix`.
+fn rows(table: &str, prefix: &str) -> Vec<Vec<u64>> {
+    table
+        .lines()
+        .filter(|l| l.starts_with(prefix))
+        .filter_map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let numbers = words.get(words.len().checked_sub(4)?..)?;
+            numbers.iter().map(|w| w.parse().ok()).collect()
+        })
+        .collect()
+}
+
+#[test]
+fn open_flow_checks_synthesizes_and_reports() {
+    let out = fresh_dir("open-flow");
+    let run = peach2(&["fpga", "open-flow", "-o", out.to_str().unwrap()], None);
+    assert!(
+        run.status.success(),
+        "{}\n{}",
+        text(&run.stdout),
+        text(&run.stderr)
+    );
+    let report = std::fs::read_to_string(out.join("report.txt")).unwrap();
+    for section in [
+        "== Verilator lint",
+        "peach2_top with S_ROLE_RC=0: clean",
+        "peach2_top with S_ROLE_RC=1: clean",
+        "== Icarus elaboration",
+        "peach2_top with S_ROLE_RC=1: elaborates",
+        "== Adapter testbench",
+        "known answers: 21 Altera beats and 19 core beats match in both directions",
+        "\nPASS\n",
+        "== Yosys synthesis",
+        "check -assert, flattened: no combinational loop",
+        "== Per block: the top level",
+        "== Per block: the core",
+        "== Against the EP4SGX530",
+    ] {
+        assert!(
+            report.contains(section),
+            "report lacks {section:?}:\n{report}"
+        );
+    }
+    assert!(!report.contains("FAILED"), "{report}");
+    assert_eq!(figure(&report, "latches:"), 0);
+    let flip_flops = figure(&report, "flip-flops:");
+    let logic = figure(&report, "logic cells (gates and muxes):");
+    assert!(flip_flops > 1000 && logic > flip_flops, "{report}");
+
+    // Top level: four ports, each with an 8 x 130-bit skid FIFO, a 4 x 132-bit
+    // output queue and a 64 x 131-bit store-and-forward FIFO.
+    let top = section(&report, "== Per block: the top level");
+    let ports: Vec<Vec<u64>> = rows(top, "peach2_port");
+    assert_eq!(ports.iter().map(|r| r[0]).sum::<u64>(), 4, "{top}");
+    for r in &ports {
+        assert_eq!(r[3], r[0] * (8 * 130 + 4 * 132 + 64 * 131), "{top}");
+    }
+    // The core: every block appears, and the blocks' figures add up to the core's.
+    let core = section(&report, "== Per block: the core");
+    for block in [
+        "completer",
+        "egress",
+        "regs",
+        "xbar",
+        "rx$3",
+        "fifo$0",
+        "link$2",
+        "merge$1",
+    ] {
+        assert!(
+            core.lines().any(|l| l.starts_with(block)),
+            "no {block} in\n{core}"
+        );
+    }
+    let core_row = &rows(top, "peach2_core")[0];
+    let blocks = rows(core, "");
+    for column in 1..4 {
+        let sum: u64 = blocks.iter().map(|r| r[column]).sum();
+        assert_eq!(sum, core_row[column], "column {column}:\n{report}");
+    }
+    let core_memory = core_row[3];
+    assert!(rows(core, "fifo$").iter().all(|r| r[3] > 0), "{core}");
+    let port_memory: u64 = ports.iter().map(|r| r[3]).sum();
+    assert_eq!(figure(&report, "memory bits:"), port_memory + core_memory);
+    assert!(report.contains("flip-flops / registers"), "{report}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A copy of the Quartus project's settings in a scratch directory.
+fn scratch_project(label: &str) -> PathBuf {
+    let dir = fresh_dir(label);
+    let quartus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fpga-build/quartus");
+    for f in ["peach2.qpf", "peach2.qsf", "pins.tcl"] {
+        std::fs::copy(quartus.join(f), dir.join(f)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn quartus_without_quartus_regenerates_and_says_what_to_install() {
+    let project = scratch_project("no-quartus");
+    let empty_path = fresh_dir("empty-path");
+    let run = peach2(
+        &[
+            "fpga",
+            "quartus",
+            "--project",
+            project.to_str().unwrap(),
+            "--s-role",
+            "rc",
+        ],
+        Some(&empty_path),
+    );
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let err = text(&run.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: quartus_sh not found on PATH: install Quartus II"),
+        "{err}"
+    );
+    assert!(err.contains("Stratix IV"), "{err}");
+    let core = std::fs::read_to_string(project.join("generated/peach2_core.v")).unwrap();
+    assert!(core.contains("module peach2_core("));
+    let options = std::fs::read_to_string(project.join("generated/build_options.tcl")).unwrap();
+    assert!(
+        options.contains("set_parameter -name S_ROLE_RC 1"),
+        "{options}"
+    );
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = std::fs::remove_dir_all(&empty_path);
+}
+
+#[test]
+fn quartus_checks_ip_variants_then_runs_the_compile_flow() {
+    let project = scratch_project("fake-quartus");
+    // A stand-in quartus_sh that records how it was called.
+    let bin = fresh_dir("fake-bin");
+    let fake = bin.join("quartus_sh");
+    std::fs::write(&fake, "#!/bin/sh\necho \"$PWD $*\" > called.txt\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let args = ["fpga", "quartus", "--project", project.to_str().unwrap()];
+    let run = peach2(&args, Some(&bin));
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let err = text(&run.stderr);
+    for ip in [
+        "peach2_hip_ep.qip",
+        "peach2_hip_rc.qip",
+        "altpcie_reconfig_4sgx.qip",
+        "peach2_aux_pll.qip",
+    ] {
+        assert!(err.contains(ip), "{err}");
+    }
+    assert!(!project.join("called.txt").exists());
+
+    std::fs::create_dir_all(project.join("ip")).unwrap();
+    for ip in [
+        "peach2_hip_ep",
+        "peach2_hip_rc",
+        "altpcie_reconfig_4sgx",
+        "peach2_aux_pll",
+    ] {
+        std::fs::write(project.join(format!("ip/{ip}.qip")), "").unwrap();
+    }
+    let run = peach2(&args, Some(&bin));
+    assert!(run.status.success(), "{run:?}");
+    let out = text(&run.stdout);
+    assert!(out.contains("73 pins still UNASSIGNED"), "{out}");
+    let called = std::fs::read_to_string(project.join("called.txt")).unwrap();
+    assert!(
+        called.trim_end().ends_with("--flow compile peach2"),
+        "{called}"
+    );
+    let options = std::fs::read_to_string(project.join("generated/build_options.tcl")).unwrap();
+    assert!(
+        options.contains("set_parameter -name S_ROLE_RC 0"),
+        "{options}"
+    );
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = std::fs::remove_dir_all(&bin);
+}
+
+#[test]
+fn quartus_rejects_a_directory_that_is_not_the_project() {
+    let dir = fresh_dir("not-a-project");
+    let run = peach2(
+        &["fpga", "quartus", "--project", dir.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    let err = text(&run.stderr);
+    assert!(err.contains("is not the PEACH2 Quartus project"), "{err}");
+    assert!(!dir.join("generated").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
