@@ -8,10 +8,10 @@
 use crate::CliError;
 use clap::{Args, Subcommand, ValueEnum};
 use peach2_rtl::verilog::checks::{
-    iverilog_elaborate_set, iverilog_testbench, verilator_lint_set, yosys_resources,
-    BlockResources, CheckError, DesignResources, VerilogSet,
+    iverilog_elaborate_set, iverilog_testbench, verilator_lint_set, CheckError, VerilogSet,
 };
 use peach2_rtl::verilog::export::{write_core, CORE_MODULE};
+use peach2_rtl::verilog::resources::{yosys_resources, BlockResources, DesignResources};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -6,3 +6,4 @@
 
 pub mod checks;
 pub mod export;
+pub mod resources;
