@@ -24,15 +24,15 @@
 //! | 0x0400 + 0x40p + 28 | `UR_SENT[p]`     | RO     | Unsupported Request completions sent for requests from this port |
 //! | 0x0400 + 0x40p + 32 | `PORT_CONFIG[p]` | RO     | what the partner configured: see [`port_config`]          |
 //! | 0x0500              | `CPL_UNEXPECTED` | RO     | completions that matched no outstanding request          |
+//! | 0x1000 .. 0x10FF    | DMA global       | RW     | chain limit, completion timeout, MSI: see [`crate::dma`] |
+//! | 0x1100 + 0x40c      | DMA channel c    | mixed  | c = 0..3: control, status, count, notification slots: see [`crate::dma`] |
+//! | 0x8000 .. 0xFFFF    | `DESC[0..1023]`  | W      | internal descriptor memory, 32 B per descriptor: see [`crate::dma`] |
 //!
 //! Ordering: a CSR write is a posted write executed by the chip's internal completer, after
 //! the RX stage has already routed the TLPs queued behind it. Software that changes
 //! `ROUTE`, `TARGET_*` or `NODE_ID` and then sends traffic that depends on the change must
 //! first read any register back (the read's completion returns after the write took
 //! effect), as PCIe drivers do to flush posted writes.
-//!
-//! The DMA controller's registers and the internal descriptor memory are added by the DMA
-//! controller (offsets 0x1000 and up).
 
 /// Size of BAR0 in bytes.
 pub const BAR0_SIZE: u64 = 64 * 1024;

@@ -8,3 +8,4 @@
 pub mod address;
 pub mod config;
 pub mod csr;
+pub mod dma;

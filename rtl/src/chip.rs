@@ -1,5 +1,6 @@
-//! The PEACH2 chip: four PCIe ports around a crossbar, with the CSRs and the internal
-//! completer on the crossbar's fifth port. Exported to Verilog as `peach2_core`.
+//! The PEACH2 chip: four PCIe ports around a crossbar, with the CSRs, the internal
+//! completer and the DMA controller (`crate::dmac`) sharing the crossbar's fifth port
+//! through `crate::internal::mux`. Exported to Verilog as `peach2_core`.
 //!
 //! Data path of one TLP: `<p>_rx_*` -> [`RxRoute`] (routing decision, BAR2 rewrite) ->
 //! ingress [`TlpFifo`] (32 beats) -> [`Crossbar`] -> ([`EgressTranslate`] on N) ->
@@ -30,8 +31,11 @@
 //! Roles: N and E are endpoints, W is a root complex, S follows `s_role_rc`.
 
 use crate::csr::counters::PortCounters;
+use crate::csr::dma_regs::DmaRegs;
 use crate::csr::regs::{CsrRegs, TARGETS};
+use crate::dmac::Dmac;
 use crate::internal::completer::InternalCompleter;
+use crate::internal::mux::InternalMux;
 use crate::port::egress_translate::EgressTranslate;
 use crate::port::link_ctrl::LinkCtrl;
 use crate::port::rx_route::RxRoute;
@@ -164,6 +168,9 @@ pub struct Peach2Core {
     egress: EgressTranslate,
     xbar: Crossbar,
     completer: InternalCompleter,
+    imux: InternalMux,
+    dmac: Dmac,
+    dma_regs: DmaRegs,
     regs: CsrRegs,
     counters: [PortCounters; 4],
     port_ready: Signal<Local, Bits<4>>,
@@ -184,6 +191,9 @@ impl Peach2Core {
             egress: Default::default(),
             xbar: Crossbar::new(),
             completer: Default::default(),
+            imux: Default::default(),
+            dmac: Dmac::new(),
+            dma_regs: Default::default(),
             regs: Default::default(),
             counters: array_init::array_init(|_| Default::default()),
             port_ready: Default::default(),
@@ -286,6 +296,12 @@ impl Logic for Peach2Core {
         self.completer.reset.next = self.rst.val();
         self.regs.clock.next = self.clk.val();
         self.regs.reset.next = self.rst.val();
+        self.imux.clock.next = self.clk.val();
+        self.imux.reset.next = self.rst.val();
+        self.dmac.clock.next = self.clk.val();
+        self.dmac.reset.next = self.rst.val();
+        self.dma_regs.clock.next = self.clk.val();
+        self.dma_regs.reset.next = self.rst.val();
 
         // The hard IPs' streams.
         self.rx[0].rx.data.next = self.n_rx_data.val();
@@ -543,32 +559,111 @@ impl Logic for Peach2Core {
             self.xbar.sources[p].ready.next = self.merge[p].from_xbar.ready.val();
         }
 
-        // The internal endpoint on the crossbar's fifth port.
-        self.completer.from_xbar.data.next = self.xbar.sources[4].data.val();
-        self.completer.from_xbar.sop.next = self.xbar.sources[4].sop.val();
-        self.completer.from_xbar.eop.next = self.xbar.sources[4].eop.val();
-        self.completer.from_xbar.empty.next = self.xbar.sources[4].empty.val();
-        self.completer.from_xbar.dest.next = self.xbar.sources[4].dest.val();
-        self.completer.from_xbar.src.next = self.xbar.sources[4].src.val();
-        self.completer.from_xbar.unsupported.next = self.xbar.sources[4].unsupported.val();
-        self.completer.from_xbar.valid.next = self.xbar.sources[4].valid.val();
-        self.xbar.sources[4].ready.next = self.completer.from_xbar.ready.val();
-        self.xbar.sinks[4].data.next = self.completer.to_xbar.data.val();
-        self.xbar.sinks[4].sop.next = self.completer.to_xbar.sop.val();
-        self.xbar.sinks[4].eop.next = self.completer.to_xbar.eop.val();
-        self.xbar.sinks[4].empty.next = self.completer.to_xbar.empty.val();
-        self.xbar.sinks[4].dest.next = self.completer.to_xbar.dest.val();
-        self.xbar.sinks[4].src.next = self.completer.to_xbar.src.val();
-        self.xbar.sinks[4].unsupported.next = self.completer.to_xbar.unsupported.val();
-        self.xbar.sinks[4].valid.next = self.completer.to_xbar.valid.val();
-        self.completer.to_xbar.ready.next = self.xbar.sinks[4].ready.val();
+        // The crossbar's fifth port: the internal completer and the DMA controller.
+        self.imux.from_xbar.data.next = self.xbar.sources[4].data.val();
+        self.imux.from_xbar.sop.next = self.xbar.sources[4].sop.val();
+        self.imux.from_xbar.eop.next = self.xbar.sources[4].eop.val();
+        self.imux.from_xbar.empty.next = self.xbar.sources[4].empty.val();
+        self.imux.from_xbar.dest.next = self.xbar.sources[4].dest.val();
+        self.imux.from_xbar.src.next = self.xbar.sources[4].src.val();
+        self.imux.from_xbar.unsupported.next = self.xbar.sources[4].unsupported.val();
+        self.imux.from_xbar.valid.next = self.xbar.sources[4].valid.val();
+        self.xbar.sources[4].ready.next = self.imux.from_xbar.ready.val();
+        self.completer.from_xbar.data.next = self.imux.to_completer.data.val();
+        self.completer.from_xbar.sop.next = self.imux.to_completer.sop.val();
+        self.completer.from_xbar.eop.next = self.imux.to_completer.eop.val();
+        self.completer.from_xbar.empty.next = self.imux.to_completer.empty.val();
+        self.completer.from_xbar.dest.next = self.imux.to_completer.dest.val();
+        self.completer.from_xbar.src.next = self.imux.to_completer.src.val();
+        self.completer.from_xbar.unsupported.next = self.imux.to_completer.unsupported.val();
+        self.completer.from_xbar.valid.next = self.imux.to_completer.valid.val();
+        self.imux.to_completer.ready.next = self.completer.from_xbar.ready.val();
+        self.dmac.cpl.data.next = self.imux.to_dma.data.val();
+        self.dmac.cpl.sop.next = self.imux.to_dma.sop.val();
+        self.dmac.cpl.eop.next = self.imux.to_dma.eop.val();
+        self.dmac.cpl.empty.next = self.imux.to_dma.empty.val();
+        self.dmac.cpl.dest.next = self.imux.to_dma.dest.val();
+        self.dmac.cpl.src.next = self.imux.to_dma.src.val();
+        self.dmac.cpl.unsupported.next = self.imux.to_dma.unsupported.val();
+        self.dmac.cpl.valid.next = self.imux.to_dma.valid.val();
+        self.imux.to_dma.ready.next = self.dmac.cpl.ready.val();
+        self.imux.from_completer.data.next = self.completer.to_xbar.data.val();
+        self.imux.from_completer.sop.next = self.completer.to_xbar.sop.val();
+        self.imux.from_completer.eop.next = self.completer.to_xbar.eop.val();
+        self.imux.from_completer.empty.next = self.completer.to_xbar.empty.val();
+        self.imux.from_completer.dest.next = self.completer.to_xbar.dest.val();
+        self.imux.from_completer.src.next = self.completer.to_xbar.src.val();
+        self.imux.from_completer.unsupported.next = self.completer.to_xbar.unsupported.val();
+        self.imux.from_completer.valid.next = self.completer.to_xbar.valid.val();
+        self.completer.to_xbar.ready.next = self.imux.from_completer.ready.val();
+        self.imux.from_dma_rd.data.next = self.dmac.rd_out.data.val();
+        self.imux.from_dma_rd.sop.next = self.dmac.rd_out.sop.val();
+        self.imux.from_dma_rd.eop.next = self.dmac.rd_out.eop.val();
+        self.imux.from_dma_rd.empty.next = self.dmac.rd_out.empty.val();
+        self.imux.from_dma_rd.dest.next = self.dmac.rd_out.dest.val();
+        self.imux.from_dma_rd.src.next = self.dmac.rd_out.src.val();
+        self.imux.from_dma_rd.unsupported.next = self.dmac.rd_out.unsupported.val();
+        self.imux.from_dma_rd.valid.next = self.dmac.rd_out.valid.val();
+        self.dmac.rd_out.ready.next = self.imux.from_dma_rd.ready.val();
+        self.imux.from_dma_wr.data.next = self.dmac.wr_out.data.val();
+        self.imux.from_dma_wr.sop.next = self.dmac.wr_out.sop.val();
+        self.imux.from_dma_wr.eop.next = self.dmac.wr_out.eop.val();
+        self.imux.from_dma_wr.empty.next = self.dmac.wr_out.empty.val();
+        self.imux.from_dma_wr.dest.next = self.dmac.wr_out.dest.val();
+        self.imux.from_dma_wr.src.next = self.dmac.wr_out.src.val();
+        self.imux.from_dma_wr.unsupported.next = self.dmac.wr_out.unsupported.val();
+        self.imux.from_dma_wr.valid.next = self.dmac.wr_out.valid.val();
+        self.dmac.wr_out.ready.next = self.imux.from_dma_wr.ready.val();
+        self.xbar.sinks[4].data.next = self.imux.to_xbar.data.val();
+        self.xbar.sinks[4].sop.next = self.imux.to_xbar.sop.val();
+        self.xbar.sinks[4].eop.next = self.imux.to_xbar.eop.val();
+        self.xbar.sinks[4].empty.next = self.imux.to_xbar.empty.val();
+        self.xbar.sinks[4].dest.next = self.imux.to_xbar.dest.val();
+        self.xbar.sinks[4].src.next = self.imux.to_xbar.src.val();
+        self.xbar.sinks[4].unsupported.next = self.imux.to_xbar.unsupported.val();
+        self.xbar.sinks[4].valid.next = self.imux.to_xbar.valid.val();
+        self.imux.to_xbar.ready.next = self.xbar.sinks[4].ready.val();
+
+        // DMA controller: configuration from N and the CSRs, its registers, its status.
+        self.dmac.requester_id.next = self.link[0].device_id.val();
+        self.dmac.max_read_req.next = self.link[0].max_read_req.val();
+        self.dmac.max_payload.next = self.link[0].max_payload.val();
+        self.dmac.node_id.next = self.regs.node_id.val();
+        self.dmac.route_table.next = self.regs.route_table.val();
+        self.dmac.port_ready.next = self.port_ready.val();
+        self.dmac.csr_wr_en.next = self.completer.csr_wr_en.val();
+        self.dmac.csr_wr_addr.next = self.completer.csr_wr_addr.val();
+        self.dmac.csr_wr_data.next = self.completer.csr_wr_data.val();
+        self.dmac.csr_wr_be.next = self.completer.csr_wr_be.val();
+        self.dma_regs.wr_en.next = self.completer.csr_wr_en.val();
+        self.dma_regs.wr_addr.next = self.completer.csr_wr_addr.val();
+        self.dma_regs.wr_data.next = self.completer.csr_wr_data.val();
+        self.dma_regs.wr_be.next = self.completer.csr_wr_be.val();
+        self.dma_regs.rd_addr.next = self.completer.csr_rd_addr.val();
+        self.dmac.chain_limit.next = self.dma_regs.chain_limit.val();
+        self.dmac.cpl_timeout.next = self.dma_regs.cpl_timeout.val();
+        self.dmac.msi_addr.next = self.dma_regs.msi_addr.val();
+        self.dmac.msi_data.next = self.dma_regs.msi_data.val();
+        for c in 0..4 {
+            self.dmac.start[c].next = self.dma_regs.start[c].val();
+            self.dmac.start_host[c].next = self.dma_regs.start_host[c].val();
+            self.dmac.start_index[c].next = self.dma_regs.start_index[c].val();
+            self.dmac.desc_base[c].next = self.dma_regs.desc_base[c].val();
+            self.dmac.notify_rx_addr[c].next = self.dma_regs.notify_rx_addr[c].val();
+            self.dmac.notify_self_addr[c].next = self.dma_regs.notify_self_addr[c].val();
+            self.dmac.notify_value[c].next = self.dma_regs.notify_value[c].val();
+            self.dma_regs.status[c].next = self.dmac.status[c].val();
+            self.dma_regs.count[c].next = self.dmac.count[c].val();
+            self.dma_regs.current[c].next = self.dmac.current[c].val();
+        }
         self.completer.completer_id.next = self.link[0].device_id.val();
         self.regs.wr_en.next = self.completer.csr_wr_en.val();
         self.regs.wr_addr.next = self.completer.csr_wr_addr.val();
         self.regs.wr_data.next = self.completer.csr_wr_data.val();
         self.regs.wr_be.next = self.completer.csr_wr_be.val();
         self.regs.rd_addr.next = self.completer.csr_rd_addr.val();
-        self.completer.csr_rd_data.next = self.regs.rd_data.val();
-        self.regs.cpl_unexpected.next = self.completer.cpl_unexpected.val();
+        self.completer.csr_rd_data.next = self.regs.rd_data.val() | self.dma_regs.rd_data.val();
+        self.regs.cpl_unexpected.next =
+            self.completer.cpl_unexpected.val() || self.dmac.cpl_unexpected.val();
     }
 }

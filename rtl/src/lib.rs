@@ -3,6 +3,7 @@
 
 pub mod chip;
 pub mod csr;
+pub mod dmac;
 pub mod harness;
 pub mod internal;
 pub mod port;

@@ -5,6 +5,7 @@
 //! into register accesses.
 
 pub mod counters;
+pub mod dma_regs;
 pub mod regs;
 
 #[cfg(test)]

@@ -4,9 +4,10 @@
 //! (byte enables from the header). A CSR read of 1 to 4 DWs is answered with one CplD; a
 //! longer read is answered with Completer Abort (BAR0 is registers, not memory). A request
 //! the RX stage marked `unsupported` is consumed and answered with UR. Completions that
-//! reach here match no request of the chip's (the chip issues none yet) and are counted.
-//! Writes to the internal-memory target are dropped and counted until the DMA controller
-//! provides that memory.
+//! reach here match no request of the chip's (the DMA's completions are taken off before,
+//! by `super::mux`) and are counted. Writes to the internal-memory target (a global
+//! address of this node) land in the DMA's descriptor memory, as BAR0 writes at 0x8000 +
+//! (offset mod 32 KiB).
 
 use crate::stream::{TlpSink, TlpSource};
 use peach2_regmap::address::GLOBAL_BASE_HI;
@@ -300,11 +301,13 @@ impl Logic for InternalCompleter {
                         self.cpl_unexpected.next = true;
                     } else if (self.in_type.val() == 0) && self.in_fmt.val().get_bit(1) {
                         if self.in_global.val() {
-                            self.dropped.next = true;
-                            self.status_port.next = self.from_xbar.src.val();
-                        } else {
-                            self.state.d.next = CompleterState::Write;
+                            // The internal-memory target is the descriptor memory
+                            // (BAR0 0x8000..): offset modulo 32 KiB.
+                            self.dw_addr.d.next =
+                                bit_cast::<14, 13>(self.in_addr_lo.val().get_bits::<13>(2))
+                                    | 0x2000;
                         }
+                        self.state.d.next = CompleterState::Write;
                     } else if (self.in_type.val() == 0) && !self.in_fmt.val().get_bit(1) {
                         self.respond.d.next = true;
                         if self.in_len.val() > 4 {

@@ -3,6 +3,7 @@
 //! could not serve with Unsupported Request completions.
 
 pub mod completer;
+pub mod mux;
 
 #[cfg(test)]
 mod completer_tests;

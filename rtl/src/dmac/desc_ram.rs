@@ -1,0 +1,84 @@
+//! The internal descriptor memory: 1024 descriptors of 8 DWs in eight 1024 x 32 block RAMs
+//! (bank k holds DW k of every descriptor), so a whole descriptor is read in one cycle.
+//!
+//! Written DW by DW from BAR0 (`DESC[i]`, `peach2_regmap::dma`); only whole-DW writes
+//! are applied (block RAM has no byte enables here). Read by the four channels: one
+//! request per cycle, lowest channel first (a channel reads once per descriptor, so no
+//! channel can starve another); the descriptor appears on `desc` one cycle after the grant,
+//! with `desc_valid` set for the granted channel.
+
+use rust_hdl::prelude::*;
+
+/// The descriptor memory.
+#[derive(LogicBlock, Default)]
+pub struct DescRam {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high (the memory keeps its contents).
+    pub reset: Signal<In, Bit>,
+    /// BAR0 write strobe (from the internal completer).
+    pub wr_en: Signal<In, Bit>,
+    /// BAR0 write DW index (the descriptor window is DW 0x2000..0x3FFF).
+    pub wr_addr: Signal<In, Bits<14>>,
+    /// BAR0 write data (register order: byte 0 in bits 7:0).
+    pub wr_data: Signal<In, Bits<32>>,
+    /// BAR0 write byte enables.
+    pub wr_be: Signal<In, Bits<4>>,
+    /// Per channel: a descriptor read is wanted.
+    pub req: Signal<In, Bits<4>>,
+    /// Per channel: the descriptor index wanted.
+    pub req_index: [Signal<In, Bits<10>>; 4],
+    /// Per channel: the descriptor on `desc` is this channel's (one cycle after its request).
+    pub desc_valid: Signal<Out, Bits<4>>,
+    /// The descriptor read, DW k in bits 32k+31..32k.
+    pub desc: Signal<Out, Bits<256>>,
+    banks: [RAM<Bits<32>, 10>; 8],
+    granted: DFF<Bits<4>>,
+    grant: Signal<Local, Bits<4>>,
+    rd_index: Signal<Local, Bits<10>>,
+}
+
+impl Logic for DescRam {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, granted);
+        self.grant.next = 0.into();
+        self.rd_index.next = self.req_index[0].val();
+        if self.req.val().get_bit(0) {
+            self.grant.next = 1.into();
+        } else if self.req.val().get_bit(1) {
+            self.grant.next = 2.into();
+            self.rd_index.next = self.req_index[1].val();
+        } else if self.req.val().get_bit(2) {
+            self.grant.next = 4.into();
+            self.rd_index.next = self.req_index[2].val();
+        } else if self.req.val().get_bit(3) {
+            self.grant.next = 8.into();
+            self.rd_index.next = self.req_index[3].val();
+        }
+        self.granted.d.next = self.grant.val();
+        self.desc_valid.next = self.granted.q.val();
+        for k in 0..8 {
+            self.banks[k].read_clock.next = self.clock.val();
+            self.banks[k].write_clock.next = self.clock.val();
+            self.banks[k].read_address.next = self.rd_index.val();
+            self.banks[k].write_address.next = self.wr_addr.val().get_bits::<10>(3);
+            self.banks[k].write_data.next = self.wr_data.val();
+            self.banks[k].write_enable.next = self.wr_en.val()
+                && self.wr_addr.val().get_bit(13)
+                && (self.wr_be.val() == 0xF)
+                && (self.wr_addr.val().get_bits::<3>(0).index() == k);
+        }
+        self.desc.next = bit_cast::<256, 32>(self.banks[0].read_data.val())
+            | (bit_cast::<256, 32>(self.banks[1].read_data.val()) << 32)
+            | (bit_cast::<256, 32>(self.banks[2].read_data.val()) << 64)
+            | (bit_cast::<256, 32>(self.banks[3].read_data.val()) << 96)
+            | (bit_cast::<256, 32>(self.banks[4].read_data.val()) << 128)
+            | (bit_cast::<256, 32>(self.banks[5].read_data.val()) << 160)
+            | (bit_cast::<256, 32>(self.banks[6].read_data.val()) << 192)
+            | (bit_cast::<256, 32>(self.banks[7].read_data.val()) << 224);
+        if self.reset.val() {
+            self.granted.d.next = 0.into();
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! Where a DMA write leaves the crossbar's internal port: the routing rules of
+//! `crate::router` for a global write, applied to the DMA's own requests.
+//!
+//! | address                               | decision                                   |
+//! |---------------------------------------|--------------------------------------------|
+//! | local (bits 63:40 not the global base) | N                                          |
+//! | global, this node, host or GPU target | N (translated at N's egress)               |
+//! | global, other node                    | the port `ROUTE[node]` names, if valid and ready |
+//! | anything else                         | not routable (the descriptor fails)        |
+//!
+//! Combinational; a channel checks its destination and receiver slot before it moves data.
+
+use peach2_regmap::address::GLOBAL_BASE_HI;
+use rust_hdl::prelude::*;
+
+/// The DMA's routing decision for one address.
+#[derive(LogicBlock)]
+pub struct DestRoute {
+    /// The write's address.
+    pub addr: Signal<In, Bits<64>>,
+    /// This node's id.
+    pub node_id: Signal<In, Bits<4>>,
+    /// Routing table: entry n in bits 3n+2..3n (bit 2 valid, bits 1:0 port).
+    pub route_table: Signal<In, Bits<48>>,
+    /// Per-port link ready (bit p for port p).
+    pub port_ready: Signal<In, Bits<4>>,
+    /// Crossbar destination.
+    pub dest: Signal<Out, Bits<3>>,
+    /// The address can be routed.
+    pub ok: Signal<Out, Bit>,
+    node: Signal<Local, Bits<4>>,
+    target: Signal<Local, Bits<3>>,
+    entry: Signal<Local, Bits<3>>,
+    out_ready: Signal<Local, Bit>,
+    global_base_hi: Constant<Bits<24>>,
+}
+
+impl Default for DestRoute {
+    fn default() -> Self {
+        Self {
+            addr: Default::default(),
+            node_id: Default::default(),
+            route_table: Default::default(),
+            port_ready: Default::default(),
+            dest: Default::default(),
+            ok: Default::default(),
+            node: Default::default(),
+            target: Default::default(),
+            entry: Default::default(),
+            out_ready: Default::default(),
+            global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
+        }
+    }
+}
+
+impl Logic for DestRoute {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.node.next = self.addr.val().get_bits::<4>(36);
+        self.target.next = self.addr.val().get_bits::<3>(33);
+        self.entry.next = 0.into();
+        for i in 0..16 {
+            if self.node.val().index() == i {
+                self.entry.next = self.route_table.val().get_bits::<3>(3 * i);
+            }
+        }
+        self.out_ready.next = false;
+        for p in 0..4 {
+            if self.entry.val().get_bits::<2>(0).index() == p {
+                self.out_ready.next = self.port_ready.val().get_bit(p);
+            }
+        }
+        self.dest.next = 0.into();
+        self.ok.next = true;
+        if self.addr.val().get_bits::<24>(40) == self.global_base_hi.val() {
+            if self.node.val() == self.node_id.val() {
+                self.ok.next = self.target.val() < 5;
+            } else {
+                self.ok.next = self.entry.val().get_bit(2) && self.out_ready.val();
+                self.dest.next = bit_cast::<3, 2>(self.entry.val().get_bits::<2>(0));
+            }
+        }
+    }
+}

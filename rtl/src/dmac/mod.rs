@@ -1,0 +1,314 @@
+//! The DMA controller: four channels moving descriptor chains with RDMA writes.
+//!
+//! Data path, one stage per file:
+//!
+//! ```text
+//!  CONTROL write ─> channel[c] ──(desc index)──> desc_ram (1024 x 32 B, block RAM)
+//!                     │ read cursor ─> read_req ─(MRd)─> rd_out ─> N
+//!  cpl ─> cpl_reassembly ─(tag table, 4 banks)─> reorder buffer (16 KiB, block RAM)
+//!                     │ write cursor ─> write_gen ─(MWr)─> wr_out ─> crossbar dest
+//! ```
+//!
+//! - `desc_ram`: the internal descriptor memory, written through BAR0.
+//! - `channel`: per channel, the chain walker, descriptor checks, read and write cursors,
+//!   notifications and status.
+//! - `read_req`: round-robin MRd issue with tags (`8c..8c+7` data, `0x20+c` descriptors).
+//! - `cpl_reassembly`: completions (split, out of order across tags) into the reorder
+//!   buffer, in-order retirement per channel, host descriptor delivery.
+//! - `write_gen`: round-robin MWr issue from the reorder buffer, plus one-DW notifications.
+//! - `dest_route`: the crossbar destination of a write address.
+//!
+//! Register and descriptor formats: `peach2_regmap::dma`.
+
+pub mod channel;
+pub mod cpl_reassembly;
+pub mod desc_ram;
+pub mod dest_route;
+pub mod read_req;
+pub mod write_gen;
+
+#[cfg(test)]
+mod tests;
+
+use crate::stream::{TlpSink, TlpSource};
+use channel::DmaChannel;
+use cpl_reassembly::CplReassembly;
+use desc_ram::DescRam;
+use read_req::ReadReq;
+use rust_hdl::prelude::*;
+use write_gen::WriteGen;
+
+/// The DMA controller.
+#[derive(LogicBlock)]
+pub struct Dmac {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Upstream: completions for the DMA's tags.
+    pub cpl: TlpSink,
+    /// Downstream: read requests (to N).
+    pub rd_out: TlpSource,
+    /// Downstream: writes (to the channel's destination port).
+    pub wr_out: TlpSource,
+    /// BAR0 write strobe (descriptor memory).
+    pub csr_wr_en: Signal<In, Bit>,
+    /// BAR0 write DW index.
+    pub csr_wr_addr: Signal<In, Bits<14>>,
+    /// BAR0 write data.
+    pub csr_wr_data: Signal<In, Bits<32>>,
+    /// BAR0 write byte enables.
+    pub csr_wr_be: Signal<In, Bits<4>>,
+    /// Requester id (N's bus/device/function).
+    pub requester_id: Signal<In, Bits<16>>,
+    /// N's max read request size code.
+    pub max_read_req: Signal<In, Bits<3>>,
+    /// N's max payload size code.
+    pub max_payload: Signal<In, Bits<3>>,
+    /// This node's id.
+    pub node_id: Signal<In, Bits<4>>,
+    /// Routing table.
+    pub route_table: Signal<In, Bits<48>>,
+    /// Per-port link ready.
+    pub port_ready: Signal<In, Bits<4>>,
+    /// Per channel: start pulse.
+    pub start: [Signal<In, Bit>; 4],
+    /// Per channel: host chain.
+    pub start_host: [Signal<In, Bit>; 4],
+    /// Per channel: first internal descriptor.
+    pub start_index: [Signal<In, Bits<10>>; 4],
+    /// Per channel: `DESC`.
+    pub desc_base: [Signal<In, Bits<64>>; 4],
+    /// Per channel: `NOTIFY_RX`.
+    pub notify_rx_addr: [Signal<In, Bits<64>>; 4],
+    /// Per channel: `NOTIFY_SELF`.
+    pub notify_self_addr: [Signal<In, Bits<64>>; 4],
+    /// Per channel: `NOTIFY_VALUE`.
+    pub notify_value: [Signal<In, Bits<32>>; 4],
+    /// `DMA_CHAIN_LIMIT`.
+    pub chain_limit: Signal<In, Bits<32>>,
+    /// `DMA_CPL_TIMEOUT`.
+    pub cpl_timeout: Signal<In, Bits<32>>,
+    /// `DMA_MSI_ADDR`.
+    pub msi_addr: Signal<In, Bits<64>>,
+    /// `DMA_MSI_DATA`.
+    pub msi_data: Signal<In, Bits<32>>,
+    /// Per channel: `STATUS`.
+    pub status: [Signal<Out, Bits<32>>; 4],
+    /// Per channel: `COUNT`.
+    pub count: [Signal<Out, Bits<32>>; 4],
+    /// Per channel: `CURRENT`.
+    pub current: [Signal<Out, Bits<64>>; 4],
+    /// Pulse: a completion matched no outstanding read.
+    pub cpl_unexpected: Signal<Out, Bit>,
+    chans: [DmaChannel; 4],
+    desc_ram: DescRam,
+    read_req: ReadReq,
+    reasm: CplReassembly,
+    write_gen: WriteGen,
+    ring: [RAM<Bits<32>, 10>; 4],
+    v_desc_req: Signal<Local, Bits<4>>,
+    v_rd: Signal<Local, Bits<4>>,
+    v_wr: Signal<Local, Bits<4>>,
+    v_imm: Signal<Local, Bits<4>>,
+    v_reset: Signal<Local, Bits<4>>,
+}
+
+impl Dmac {
+    /// A DMA controller with idle channels.
+    pub fn new() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            cpl: Default::default(),
+            rd_out: Default::default(),
+            wr_out: Default::default(),
+            csr_wr_en: Default::default(),
+            csr_wr_addr: Default::default(),
+            csr_wr_data: Default::default(),
+            csr_wr_be: Default::default(),
+            requester_id: Default::default(),
+            max_read_req: Default::default(),
+            max_payload: Default::default(),
+            node_id: Default::default(),
+            route_table: Default::default(),
+            port_ready: Default::default(),
+            start: Default::default(),
+            start_host: Default::default(),
+            start_index: Default::default(),
+            desc_base: Default::default(),
+            notify_rx_addr: Default::default(),
+            notify_self_addr: Default::default(),
+            notify_value: Default::default(),
+            chain_limit: Default::default(),
+            cpl_timeout: Default::default(),
+            msi_addr: Default::default(),
+            msi_data: Default::default(),
+            status: Default::default(),
+            count: Default::default(),
+            current: Default::default(),
+            cpl_unexpected: Default::default(),
+            chans: array_init::array_init(|c| DmaChannel::new(c as u64)),
+            desc_ram: Default::default(),
+            read_req: Default::default(),
+            reasm: Default::default(),
+            write_gen: WriteGen::new(),
+            ring: Default::default(),
+            v_desc_req: Default::default(),
+            v_rd: Default::default(),
+            v_wr: Default::default(),
+            v_imm: Default::default(),
+            v_reset: Default::default(),
+        }
+    }
+}
+
+impl Default for Dmac {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Logic for Dmac {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.desc_ram.clock.next = self.clock.val();
+        self.desc_ram.reset.next = self.reset.val();
+        self.read_req.clock.next = self.clock.val();
+        self.read_req.reset.next = self.reset.val();
+        self.reasm.clock.next = self.clock.val();
+        self.reasm.reset.next = self.reset.val();
+        self.write_gen.clock.next = self.clock.val();
+        self.write_gen.reset.next = self.reset.val();
+
+        // Descriptor memory: BAR0 writes in, channel reads out.
+        self.desc_ram.wr_en.next = self.csr_wr_en.val();
+        self.desc_ram.wr_addr.next = self.csr_wr_addr.val();
+        self.desc_ram.wr_data.next = self.csr_wr_data.val();
+        self.desc_ram.wr_be.next = self.csr_wr_be.val();
+
+        // Completions in, requests out.
+        self.reasm.cpl.data.next = self.cpl.data.val();
+        self.reasm.cpl.sop.next = self.cpl.sop.val();
+        self.reasm.cpl.eop.next = self.cpl.eop.val();
+        self.reasm.cpl.empty.next = self.cpl.empty.val();
+        self.reasm.cpl.dest.next = self.cpl.dest.val();
+        self.reasm.cpl.src.next = self.cpl.src.val();
+        self.reasm.cpl.unsupported.next = self.cpl.unsupported.val();
+        self.reasm.cpl.valid.next = self.cpl.valid.val();
+        self.cpl.ready.next = self.reasm.cpl.ready.val();
+        self.rd_out.data.next = self.read_req.out.data.val();
+        self.rd_out.sop.next = self.read_req.out.sop.val();
+        self.rd_out.eop.next = self.read_req.out.eop.val();
+        self.rd_out.empty.next = self.read_req.out.empty.val();
+        self.rd_out.dest.next = self.read_req.out.dest.val();
+        self.rd_out.src.next = self.read_req.out.src.val();
+        self.rd_out.unsupported.next = self.read_req.out.unsupported.val();
+        self.rd_out.valid.next = self.read_req.out.valid.val();
+        self.read_req.out.ready.next = self.rd_out.ready.val();
+        self.wr_out.data.next = self.write_gen.out.data.val();
+        self.wr_out.sop.next = self.write_gen.out.sop.val();
+        self.wr_out.eop.next = self.write_gen.out.eop.val();
+        self.wr_out.empty.next = self.write_gen.out.empty.val();
+        self.wr_out.dest.next = self.write_gen.out.dest.val();
+        self.wr_out.src.next = self.write_gen.out.src.val();
+        self.wr_out.unsupported.next = self.write_gen.out.unsupported.val();
+        self.wr_out.valid.next = self.write_gen.out.valid.val();
+        self.write_gen.out.ready.next = self.wr_out.ready.val();
+        self.read_req.requester_id.next = self.requester_id.val();
+        self.write_gen.requester_id.next = self.requester_id.val();
+        self.cpl_unexpected.next = self.reasm.cpl_unexpected.val();
+
+        // The reorder buffer: written by reassembly, read by the write generator.
+        for b in 0..4 {
+            self.ring[b].write_clock.next = self.clock.val();
+            self.ring[b].read_clock.next = self.clock.val();
+            self.ring[b].write_enable.next = self.reasm.bank_we.val().get_bit(b);
+            self.ring[b].write_address.next = self.reasm.bank_addr[b].val();
+            self.ring[b].write_data.next = self.reasm.bank_data[b].val();
+            self.ring[b].read_address.next = self.write_gen.bank_raddr[b].val();
+            self.write_gen.bank_rdata[b].next = self.ring[b].read_data.val();
+        }
+
+        self.v_desc_req.next = 0.into();
+        self.v_rd.next = 0.into();
+        self.v_wr.next = 0.into();
+        self.v_imm.next = 0.into();
+        self.v_reset.next = 0.into();
+        for c in 0..4 {
+            self.chans[c].clock.next = self.clock.val();
+            self.chans[c].reset.next = self.reset.val();
+            self.chans[c].start.next = self.start[c].val();
+            self.chans[c].start_host.next = self.start_host[c].val();
+            self.chans[c].start_index.next = self.start_index[c].val();
+            self.chans[c].desc_base.next = self.desc_base[c].val();
+            self.chans[c].notify_rx_addr.next = self.notify_rx_addr[c].val();
+            self.chans[c].notify_self_addr.next = self.notify_self_addr[c].val();
+            self.chans[c].notify_value.next = self.notify_value[c].val();
+            self.chans[c].chain_limit.next = self.chain_limit.val();
+            self.chans[c].cpl_timeout.next = self.cpl_timeout.val();
+            self.chans[c].msi_addr.next = self.msi_addr.val();
+            self.chans[c].msi_data.next = self.msi_data.val();
+            self.chans[c].node_id.next = self.node_id.val();
+            self.chans[c].route_table.next = self.route_table.val();
+            self.chans[c].port_ready.next = self.port_ready.val();
+            self.chans[c].max_read_req.next = self.max_read_req.val();
+            self.chans[c].max_payload.next = self.max_payload.val();
+            self.status[c].next = self.chans[c].status.val();
+            self.count[c].next = self.chans[c].count.val();
+            self.current[c].next = self.chans[c].current.val();
+
+            self.chans[c].desc_ram_valid.next = self.desc_ram.desc_valid.val().get_bit(c);
+            self.chans[c].desc_ram.next = self.desc_ram.desc.val();
+            self.desc_ram.req_index[c].next = self.chans[c].desc_ram_index.val();
+            self.chans[c].desc_we.next = self.reasm.desc_we.val();
+            self.chans[c].desc_idx.next = self.reasm.desc_idx.val();
+            self.chans[c].desc_data.next = self.reasm.desc_data.val();
+            self.chans[c].desc_chan.next = self.reasm.desc_chan.val();
+            self.chans[c].desc_done.next = self.reasm.desc_done.val().get_bit(c);
+            self.chans[c].avail.next = self.reasm.avail[c].val();
+            self.chans[c].issue_idx.next = self.reasm.issue_idx[c].val();
+            self.chans[c].can_issue.next = self.reasm.can_issue.val().get_bit(c);
+            self.chans[c].reads_idle.next = self.reasm.idle.val().get_bit(c);
+            self.chans[c].cpl_error.next = self.reasm.cpl_error.val().get_bit(c);
+            self.chans[c].cpl_seen.next = self.reasm.cpl_seen.val().get_bit(c);
+            self.chans[c].rd_grant.next = self.read_req.rd_grant.val().get_bit(c);
+            self.chans[c].wr_grant.next = self.write_gen.wr_grant.val().get_bit(c);
+            self.chans[c].wr_done.next = self.write_gen.wr_done.val().get_bit(c);
+
+            self.read_req.rd_addr[c].next = self.chans[c].rd_addr.val();
+            self.read_req.rd_len_dw[c].next = self.chans[c].rd_len_dw.val();
+            self.read_req.rd_tag[c].next = self.chans[c].rd_tag.val();
+            self.read_req.rd_pos[c].next = self.chans[c].rd_pos.val();
+            self.write_gen.wr_addr[c].next = self.chans[c].wr_addr.val();
+            self.write_gen.wr_len_dw[c].next = self.chans[c].wr_len_dw.val();
+            self.write_gen.wr_pos[c].next = self.chans[c].wr_pos.val();
+            self.write_gen.wr_dest[c].next = self.chans[c].wr_dest.val();
+            self.write_gen.wr_value[c].next = self.chans[c].wr_value.val();
+            if self.chans[c].desc_ram_req.val() {
+                self.v_desc_req.next = self.v_desc_req.val().replace_bit(c, true);
+            }
+            if self.chans[c].rd_valid.val() {
+                self.v_rd.next = self.v_rd.val().replace_bit(c, true);
+            }
+            if self.chans[c].wr_valid.val() {
+                self.v_wr.next = self.v_wr.val().replace_bit(c, true);
+            }
+            if self.chans[c].wr_imm.val() {
+                self.v_imm.next = self.v_imm.val().replace_bit(c, true);
+            }
+            if self.chans[c].chan_reset.val() {
+                self.v_reset.next = self.v_reset.val().replace_bit(c, true);
+            }
+        }
+        self.desc_ram.req.next = self.v_desc_req.val();
+        self.read_req.rd_valid.next = self.v_rd.val();
+        self.write_gen.wr_valid.next = self.v_wr.val();
+        self.write_gen.wr_imm.next = self.v_imm.val();
+        self.reasm.chan_reset.next = self.v_reset.val();
+        self.reasm.issue_valid.next = self.read_req.issue_valid.val();
+        self.reasm.issue_tag.next = self.read_req.issue_tag.val();
+        self.reasm.issue_pos.next = self.read_req.issue_pos.val();
+        self.reasm.issue_len_dw.next = self.read_req.issue_len_dw.val();
+    }
+}

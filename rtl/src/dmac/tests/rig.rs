@@ -1,0 +1,348 @@
+//! A chip with a host model on N for DMA tests.
+
+use crate::chip::Peach2Core;
+use crate::harness::{bits128, Lcg, Stepper};
+use pcie_model::beats::{tlp_from_beats, to_beats, Beat};
+use pcie_model::completion::{error_completion, split_completions, CompletionRules, ReadSpan};
+use pcie_model::limits::{MaxPayloadSize, Rcb};
+use pcie_model::memory::{payload_byte_enables, SparseMemory};
+use pcie_model::tlp::{Addr, Bdf, CfgType, CplStatus, Tag, Tlp, TlpKind};
+use peach2_regmap::dma::{self, ChannelState, Descriptor, ErrorCause};
+use std::collections::VecDeque;
+
+/// Where the host put BAR0.
+pub const BAR0: u64 = 0xF7A0_0000;
+/// Host memory the tests use.
+pub const HOST_BASE: u64 = 0x1_0000_0000;
+const HOST_RID: Bdf = Bdf(0x0008);
+const CHIP: Bdf = Bdf(0x0500);
+
+/// The chip, the host, and what crossed N.
+pub struct Rig {
+    s: Stepper<Peach2Core>,
+    to_chip: VecDeque<Beat>,
+    partial: Vec<Beat>,
+    /// Host memory (sources, destinations, host descriptors, notification slots).
+    pub mem: SparseMemory,
+    pending: Vec<(u64, VecDeque<Tlp>)>,
+    /// Writes the chip sent to the host, with the cycle of their last beat.
+    pub writes: Vec<(u64, Tlp)>,
+    cpls: VecDeque<Tlp>,
+    /// Cycle the first MRd left N TX.
+    pub first_mrd: Option<u64>,
+    rng: Lcg,
+    p_ready: f64,
+    max_chunk: u64,
+    /// Reads of these [start, end) ranges are answered with UR.
+    pub fail_ranges: Vec<(u64, u64)>,
+    /// Cycles since reset.
+    pub cycle: u64,
+    tag: u8,
+}
+
+impl Rig {
+    /// A configured chip: MPS 256, MRRS 512; host ready with `p_ready`; completions of at
+    /// most `max_chunk` bytes (a multiple of 64).
+    pub fn new(seed: u64, p_ready: f64, max_chunk: u64) -> Self {
+        let mut s = Stepper::new(Peach2Core::new(), |c| &mut c.clk);
+        s.uut.rst.next = true;
+        s.tick();
+        s.tick();
+        s.uut.rst.next = false;
+        s.uut.n_link_up.next = true;
+        let mut r = Self {
+            s,
+            to_chip: VecDeque::new(),
+            partial: Vec::new(),
+            mem: SparseMemory::new(),
+            pending: Vec::new(),
+            writes: Vec::new(),
+            cpls: VecDeque::new(),
+            first_mrd: None,
+            rng: Lcg(seed | 1),
+            p_ready,
+            max_chunk,
+            fail_ranges: Vec::new(),
+            cycle: 0,
+            tag: 0,
+        };
+        for (reg, v) in [
+            (0x10u16, BAR0 as u32),
+            (0x48, (1 << 5) | (2 << 12)),
+            (0x04, 0x6),
+        ] {
+            // The register argument is a DW number.
+            let t =
+                Tlp::cfg_write(CfgType::Type0, HOST_RID, Tag(0), CHIP, reg / 4, 0xF, v).unwrap();
+            r.send(&t);
+        }
+        r.run(200);
+        for c in r.cpls.drain(..) {
+            assert_eq!(c.status(), Some(CplStatus::Sc), "config write: {c:?}");
+        }
+        assert_eq!(r.csr_read(0), peach2_regmap::csr::ID_VALUE);
+        r
+    }
+
+    fn send(&mut self, t: &Tlp) {
+        self.to_chip.extend(to_beats(t));
+    }
+
+    /// Writes a BAR0 register.
+    pub fn csr_write(&mut self, off: u32, v: u32) {
+        let t = Tlp::mem_write(
+            HOST_RID,
+            Tag(0),
+            Addr(BAR0 + u64::from(off)),
+            &v.to_le_bytes(),
+        )
+        .unwrap();
+        self.send(&t);
+    }
+
+    /// Reads a BAR0 register (runs the chip until the completion is back).
+    pub fn csr_read(&mut self, off: u32) -> u32 {
+        self.tag = self.tag.wrapping_add(1) | 0x80;
+        let t = Tlp::mem_read(HOST_RID, Tag(self.tag), Addr(BAR0 + u64::from(off)), 4).unwrap();
+        self.send(&t);
+        for _ in 0..2000 {
+            self.step();
+            if let Some(c) = self.cpls.pop_front() {
+                if c.tag() != Tag(self.tag) {
+                    continue;
+                }
+                assert_eq!(
+                    c.status(),
+                    Some(CplStatus::Sc),
+                    "CSR read of {off:#x}: {c:?}"
+                );
+                let d = c.data();
+                return u32::from_le_bytes([d[0], d[1], d[2], d[3]]);
+            }
+        }
+        panic!("CSR read of {off:#x} got no completion");
+    }
+
+    /// Puts internal descriptor `i`.
+    pub fn put_internal(&mut self, i: u32, d: &Descriptor) {
+        for (k, dw) in d.to_dws().iter().enumerate() {
+            self.csr_write(dma::desc_offset(i) + 4 * k as u32, *dw);
+        }
+    }
+
+    /// Puts a host descriptor at `addr`.
+    pub fn put_host(&mut self, addr: u64, d: &Descriptor) {
+        self.mem.write(addr, &d.to_bytes()).unwrap();
+    }
+
+    /// Random source data for every block of `descs`.
+    pub fn fill_sources(&mut self, descs: &[Descriptor]) {
+        for d in descs {
+            for (src, _, len) in d.blocks() {
+                let bytes: Vec<u8> = (0..len).map(|_| self.rng.next_u64() as u8).collect();
+                self.mem.write(src, &bytes).unwrap();
+            }
+        }
+    }
+
+    /// Starts channel `c` at internal descriptor `index`; returns the cycle of the write.
+    pub fn start_internal(&mut self, c: u32, index: u32) -> u64 {
+        self.csr_write(
+            dma::channel_reg(c, dma::CH_CONTROL),
+            dma::CONTROL_START | (index << dma::CONTROL_INDEX_SHIFT),
+        );
+        self.run_until_sent();
+        self.cycle
+    }
+
+    /// Starts channel `c` at the host descriptor at `addr`.
+    pub fn start_host(&mut self, c: u32, addr: u64) -> u64 {
+        self.csr_write(dma::channel_reg(c, dma::CH_DESC_LO), addr as u32);
+        self.csr_write(dma::channel_reg(c, dma::CH_DESC_HI), (addr >> 32) as u32);
+        self.csr_write(
+            dma::channel_reg(c, dma::CH_CONTROL),
+            dma::CONTROL_START | dma::CONTROL_HOST,
+        );
+        self.run_until_sent();
+        self.cycle
+    }
+
+    fn run_until_sent(&mut self) {
+        while !self.to_chip.is_empty() {
+            self.step();
+        }
+    }
+
+    /// Runs `n` cycles.
+    pub fn run(&mut self, n: u64) {
+        for _ in 0..n {
+            self.step();
+        }
+    }
+
+    /// Channel status: state, cause, count.
+    pub fn status(&mut self, c: u32) -> (ChannelState, ErrorCause, u32) {
+        let st = self.csr_read(dma::channel_reg(c, dma::CH_STATUS));
+        let n = self.csr_read(dma::channel_reg(c, dma::CH_COUNT));
+        (
+            ChannelState::from_status(st),
+            ErrorCause::from_code((st >> 4) & 0xF).unwrap(),
+            n,
+        )
+    }
+
+    /// Runs until every channel in `chans` is Done or Error.
+    pub fn run_until_stopped(&mut self, chans: &[u32], limit: u64) {
+        let end = self.cycle + limit;
+        loop {
+            self.run(500);
+            let mut all = true;
+            for &c in chans {
+                let st = self.csr_read(dma::channel_reg(c, dma::CH_STATUS));
+                if ChannelState::from_status(st) == ChannelState::Busy {
+                    all = false;
+                }
+            }
+            if all {
+                // Let the last writes drain out of the chip.
+                self.run(300);
+                return;
+            }
+            assert!(
+                self.cycle < end,
+                "channels {chans:?} still busy after {limit} cycles"
+            );
+        }
+    }
+
+    /// One cycle.
+    pub fn step(&mut self) {
+        // Release completions whose time has come, interleaving reads at random.
+        if self.to_chip.len() < 16 {
+            let ready: Vec<usize> = (0..self.pending.len())
+                .filter(|&i| self.pending[i].0 <= self.cycle)
+                .collect();
+            if !ready.is_empty() {
+                let i = ready[self.rng.below(ready.len() as u64) as usize];
+                let t = self.pending[i].1.pop_front().unwrap();
+                if self.pending[i].1.is_empty() {
+                    self.pending.swap_remove(i);
+                }
+                self.send(&t);
+            }
+        }
+        let u = &mut self.s.uut;
+        match self.to_chip.front() {
+            Some(b) => {
+                u.n_rx_data.next = bits128(b.data);
+                u.n_rx_valid.next = true;
+                u.n_rx_sop.next = b.sop;
+                u.n_rx_eop.next = b.eop;
+                u.n_rx_empty.next = u64::from(b.empty).into();
+            }
+            None => u.n_rx_valid.next = false,
+        }
+        u.n_tx_ready.next = self.p_ready >= 1.0 || self.rng.chance(self.p_ready);
+        self.s.settle();
+        let u = &self.s.uut;
+        if u.n_rx_valid.val() && u.n_rx_ready.val() {
+            self.to_chip.pop_front();
+        }
+        if u.n_tx_valid.val() && u.n_tx_ready.val() {
+            let b = Beat {
+                data: u.n_tx_data.val().to_u128(),
+                sop: u.n_tx_sop.val(),
+                eop: u.n_tx_eop.val(),
+                empty: u.n_tx_empty.val().to_u64() as u8,
+            };
+            self.partial.push(b);
+            if b.eop {
+                let beats = std::mem::take(&mut self.partial);
+                let t = tlp_from_beats(&beats).expect("the chip sends valid TLPs");
+                self.deliver(t);
+            }
+        }
+        self.s.tick();
+        self.cycle += 1;
+    }
+
+    fn deliver(&mut self, t: Tlp) {
+        match t.kind() {
+            TlpKind::MRd => {
+                self.first_mrd.get_or_insert(self.cycle);
+                let span = ReadSpan::of_request(&t).unwrap();
+                let latency = 40 + self.rng.below(160);
+                let failed = self
+                    .fail_ranges
+                    .iter()
+                    .any(|&(a, b)| span.dw_start < b && a < span.end_dw());
+                let cpls: VecDeque<Tlp> = if failed {
+                    [error_completion(&t, Bdf(0), CplStatus::Ur).unwrap()].into()
+                } else {
+                    let chunk = 64 * (1 + self.rng.below(self.max_chunk / 64));
+                    let rules = CompletionRules::new(Rcb::B64, MaxPayloadSize::B256)
+                        .with_chunk_limit(chunk as u32)
+                        .unwrap();
+                    split_completions(&span, &rules)
+                        .into_iter()
+                        .map(|c| {
+                            let data = self
+                                .mem
+                                .read_vec(c.data_start, (c.data_end - c.data_start) as usize)
+                                .unwrap();
+                            Tlp::completion(
+                                Bdf(0),
+                                CplStatus::Sc,
+                                t.requester_id(),
+                                t.tag(),
+                                c.byte_count,
+                                c.lower_address,
+                                &data,
+                            )
+                            .unwrap()
+                        })
+                        .collect()
+                };
+                self.pending.push((self.cycle + latency, cpls));
+            }
+            TlpKind::MWr => {
+                let addr = t.address().unwrap().0;
+                let en = payload_byte_enables(
+                    t.first_be().unwrap(),
+                    t.last_be().unwrap(),
+                    t.payload_len(),
+                );
+                self.mem.write_masked(addr, t.data(), &en).unwrap();
+                self.writes.push((self.cycle, t));
+            }
+            TlpKind::Cpl | TlpKind::CplD => self.cpls.push_back(t),
+            k => panic!("unexpected {k:?} from the chip"),
+        }
+    }
+
+    /// Checks that every block of `descs` arrived: bytes equal the source's, written in
+    /// address order by MWrs of at most 256 bytes that do not cross 4 KiB.
+    pub fn check_golden(&self, descs: &[Descriptor]) {
+        for d in descs {
+            for (src, dst, len) in d.blocks() {
+                let want = self.mem.read_vec(src, len as usize).unwrap();
+                let got = self.mem.read_vec(dst, len as usize).unwrap();
+                assert!(want == got, "block {src:#x} -> {dst:#x} ({len} B) differs");
+                let mut next = dst;
+                for (_, w) in &self.writes {
+                    let a = w.address().unwrap().0;
+                    if a >= dst && a < dst + u64::from(len) {
+                        assert_eq!(a, next, "writes of block at {dst:#x} out of order");
+                        assert!(w.payload_len() <= 256);
+                        assert!(!pcie_model::completion::crosses_4k(
+                            a,
+                            w.payload_len() as u64
+                        ));
+                        next = a + w.payload_len() as u64;
+                    }
+                }
+                assert_eq!(next, dst + u64::from(len), "block at {dst:#x} incomplete");
+            }
+        }
+    }
+}

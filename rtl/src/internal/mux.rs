@@ -1,0 +1,164 @@
+//! The crossbar's internal port shared by the internal completer and the DMA controller.
+//!
+//! Inbound: a completion (Cpl/CplD) whose tag is in the DMA's range (tag bits 7:6 = 0,
+//! see `crate::dmac`) goes to the DMA; everything else (CSR requests, UR cases,
+//! completions for nobody) goes to the completer. The choice is made on the `sop` beat
+//! and held for the packet. Outbound: completions, DMA reads and DMA writes share the
+//! crossbar input, round robin between packets (a packet is never interleaved).
+
+use crate::stream::{TlpSink, TlpSource};
+use rust_hdl::prelude::*;
+
+/// The internal port multiplexer.
+#[derive(LogicBlock, Default)]
+pub struct InternalMux {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Upstream: what the crossbar delivers to the internal port.
+    pub from_xbar: TlpSink,
+    /// Downstream: to the completer.
+    pub to_completer: TlpSource,
+    /// Downstream: completions for the DMA.
+    pub to_dma: TlpSource,
+    /// Upstream: the completer's completions.
+    pub from_completer: TlpSink,
+    /// Upstream: the DMA's reads.
+    pub from_dma_rd: TlpSink,
+    /// Upstream: the DMA's writes.
+    pub from_dma_wr: TlpSink,
+    /// Downstream: into the crossbar.
+    pub to_xbar: TlpSource,
+    in_pkt: DFF<Bit>,
+    in_dma: DFF<Bit>,
+    locked: DFF<Bit>,
+    cur: DFF<Bits<2>>,
+    last: DFF<Bits<2>>,
+    sel_dma: Signal<Local, Bit>,
+    req: Signal<Local, Bits<3>>,
+    pick: Signal<Local, Bits<2>>,
+    src: Signal<Local, Bits<2>>,
+    moved: Signal<Local, Bit>,
+}
+
+impl Logic for InternalMux {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, in_pkt, in_dma, locked, cur, last);
+        // Inbound.
+        self.sel_dma.next = self.in_dma.q.val();
+        if !self.in_pkt.q.val() {
+            self.sel_dma.next = (self.from_xbar.data.val().get_bits::<5>(24) == 0x0A)
+                && !self.from_xbar.data.val().get_bit(29)
+                && !self.from_xbar.data.val().get_bit(31)
+                && (self.from_xbar.data.val().get_bits::<2>(78) == 0);
+        }
+        self.to_completer.data.next = self.from_xbar.data.val();
+        self.to_completer.sop.next = self.from_xbar.sop.val();
+        self.to_completer.eop.next = self.from_xbar.eop.val();
+        self.to_completer.empty.next = self.from_xbar.empty.val();
+        self.to_completer.dest.next = self.from_xbar.dest.val();
+        self.to_completer.src.next = self.from_xbar.src.val();
+        self.to_completer.unsupported.next = self.from_xbar.unsupported.val();
+        self.to_completer.valid.next = self.from_xbar.valid.val() && !self.sel_dma.val();
+        self.to_dma.data.next = self.from_xbar.data.val();
+        self.to_dma.sop.next = self.from_xbar.sop.val();
+        self.to_dma.eop.next = self.from_xbar.eop.val();
+        self.to_dma.empty.next = self.from_xbar.empty.val();
+        self.to_dma.dest.next = self.from_xbar.dest.val();
+        self.to_dma.src.next = self.from_xbar.src.val();
+        self.to_dma.unsupported.next = self.from_xbar.unsupported.val();
+        self.to_dma.valid.next = self.from_xbar.valid.val() && self.sel_dma.val();
+        self.from_xbar.ready.next = self.to_completer.ready.val();
+        if self.sel_dma.val() {
+            self.from_xbar.ready.next = self.to_dma.ready.val();
+        }
+        if self.from_xbar.valid.val() && self.from_xbar.ready.val() {
+            self.in_pkt.d.next = !self.from_xbar.eop.val();
+            self.in_dma.d.next = self.sel_dma.val();
+        }
+
+        // Outbound: 0 completer, 1 DMA reads, 2 DMA writes.
+        self.req.next = bit_cast::<3, 1>(self.from_completer.valid.val().into())
+            | (bit_cast::<3, 1>(self.from_dma_rd.valid.val().into()) << 1)
+            | (bit_cast::<3, 1>(self.from_dma_wr.valid.val().into()) << 2);
+        self.pick.next = 0.into();
+        if self.last.q.val() == 0 {
+            if self.req.val().get_bit(1) {
+                self.pick.next = 1.into();
+            } else if self.req.val().get_bit(2) {
+                self.pick.next = 2.into();
+            }
+        } else if self.last.q.val() == 1 {
+            if self.req.val().get_bit(2) {
+                self.pick.next = 2.into();
+            } else if self.req.val().get_bit(0) {
+                self.pick.next = 0.into();
+            } else {
+                self.pick.next = 1.into();
+            }
+        } else if self.req.val().get_bit(0) {
+            self.pick.next = 0.into();
+        } else if self.req.val().get_bit(1) {
+            self.pick.next = 1.into();
+        } else {
+            self.pick.next = 2.into();
+        }
+        self.src.next = self.pick.val();
+        if self.locked.q.val() {
+            self.src.next = self.cur.q.val();
+        }
+        self.to_xbar.data.next = self.from_completer.data.val();
+        self.to_xbar.sop.next = self.from_completer.sop.val();
+        self.to_xbar.eop.next = self.from_completer.eop.val();
+        self.to_xbar.empty.next = self.from_completer.empty.val();
+        self.to_xbar.dest.next = self.from_completer.dest.val();
+        self.to_xbar.src.next = self.from_completer.src.val();
+        self.to_xbar.unsupported.next = self.from_completer.unsupported.val();
+        self.to_xbar.valid.next = self.from_completer.valid.val();
+        self.from_completer.ready.next = false;
+        self.from_dma_rd.ready.next = false;
+        self.from_dma_wr.ready.next = false;
+        if self.src.val() == 0 {
+            self.from_completer.ready.next = self.to_xbar.ready.val();
+        }
+        if self.src.val() == 1 {
+            self.to_xbar.data.next = self.from_dma_rd.data.val();
+            self.to_xbar.sop.next = self.from_dma_rd.sop.val();
+            self.to_xbar.eop.next = self.from_dma_rd.eop.val();
+            self.to_xbar.empty.next = self.from_dma_rd.empty.val();
+            self.to_xbar.dest.next = self.from_dma_rd.dest.val();
+            self.to_xbar.src.next = self.from_dma_rd.src.val();
+            self.to_xbar.unsupported.next = self.from_dma_rd.unsupported.val();
+            self.to_xbar.valid.next = self.from_dma_rd.valid.val();
+            self.from_dma_rd.ready.next = self.to_xbar.ready.val();
+        }
+        if self.src.val() == 2 {
+            self.to_xbar.data.next = self.from_dma_wr.data.val();
+            self.to_xbar.sop.next = self.from_dma_wr.sop.val();
+            self.to_xbar.eop.next = self.from_dma_wr.eop.val();
+            self.to_xbar.empty.next = self.from_dma_wr.empty.val();
+            self.to_xbar.dest.next = self.from_dma_wr.dest.val();
+            self.to_xbar.src.next = self.from_dma_wr.src.val();
+            self.to_xbar.unsupported.next = self.from_dma_wr.unsupported.val();
+            self.to_xbar.valid.next = self.from_dma_wr.valid.val();
+            self.from_dma_wr.ready.next = self.to_xbar.ready.val();
+        }
+        self.moved.next = self.to_xbar.valid.val() && self.to_xbar.ready.val();
+        if self.moved.val() {
+            self.cur.d.next = self.src.val();
+            self.locked.d.next = !self.to_xbar.eop.val();
+            if self.to_xbar.eop.val() {
+                self.last.d.next = self.src.val();
+            }
+        }
+        if self.reset.val() {
+            self.in_pkt.d.next = false;
+            self.in_dma.d.next = false;
+            self.locked.d.next = false;
+            self.cur.d.next = 0.into();
+            self.last.d.next = 0.into();
+        }
+    }
+}
