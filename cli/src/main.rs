@@ -5,6 +5,7 @@
 //! a [`CliError`] into a one-line message on stderr and an exit code.
 
 mod fpga_cmd;
+mod sim_cmd;
 mod tlp_cmd;
 mod verilog_cmd;
 
@@ -29,6 +30,8 @@ enum Command {
     Verilog(verilog_cmd::VerilogArgs),
     /// Build the board image: open-tool checks with a resource report, or Quartus.
     Fpga(fpga_cmd::FpgaArgs),
+    /// Simulate a cluster of chips, hosts and GPUs under traffic.
+    Sim(sim_cmd::SimArgs),
 }
 
 /// Why a subcommand failed.
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Tlp(args) => tlp_cmd::run(args),
         Command::Verilog(args) => verilog_cmd::run(args),
+        Command::Sim(args) => sim_cmd::run(args),
         Command::Fpga(args) => fpga_cmd::run(args),
     };
     match result {

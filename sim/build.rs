@@ -1,0 +1,121 @@
+//! Builds the Verilated PEACH2 core from the rust-hdl design, so the simulated Verilog is
+//! always the design in this workspace:
+//!
+//! 1. `peach2_rtl::verilog::export::write_core` writes `peach2_core.v` (and its lint
+//!    waivers) into `OUT_DIR/rtl`;
+//! 2. `verilator --cc` turns it into C++ in `OUT_DIR/vl`;
+//! 3. the port list is read from the Verilog's module header; a C++ shim and a Rust port
+//!    table (`OUT_DIR/ports.rs`) are generated from it;
+//! 4. one C++ file that includes every generated `.cpp` and the shim is compiled at -O2.
+//!
+//! The Verilator runtime comes from the `verilated-rt` crate (compiled once).
+
+#[path = "build/ports.rs"]
+mod ports;
+#[path = "build/shim.rs"]
+mod shim;
+
+use peach2_rtl::verilog::export::{write_core, CORE_MODULE};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+fn env_path(key: &str) -> PathBuf {
+    PathBuf::from(std::env::var(key).unwrap_or_else(|_| panic!("{key} is not set")))
+}
+
+fn verilate(verilog: &Path, waivers: &Path, mdir: &Path) {
+    if mdir.exists() {
+        std::fs::remove_dir_all(mdir).expect("clear the Verilator output folder");
+    }
+    let out = Command::new("verilator")
+        .args([
+            "--cc",
+            "-O3",
+            "--x-assign",
+            "fast",
+            "--x-initial",
+            "fast",
+            "--noassert",
+            "--trace",
+            "-Wno-fatal",
+            "--top-module",
+            CORE_MODULE,
+            "--Mdir",
+        ])
+        .arg(mdir)
+        .arg(waivers)
+        .arg(verilog)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run verilator ({e}): install it (scripts/setup.sh)"));
+    assert!(
+        out.status.success(),
+        "verilator failed on {}:\n{}",
+        verilog.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build/ports.rs");
+    println!("cargo:rerun-if-changed=build/shim.rs");
+    let out = env_path("OUT_DIR");
+    let t0 = Instant::now();
+    let core = write_core(&out.join("rtl")).expect("write the exported core");
+    let t_export = t0.elapsed();
+    let mdir = out.join("vl");
+    verilate(&core.verilog, &core.waivers, &mdir);
+    let t_verilate = t0.elapsed() - t_export;
+
+    let verilog = std::fs::read_to_string(&core.verilog).expect("read the exported core");
+    let ports = ports::parse(&verilog, CORE_MODULE).unwrap_or_else(|e| panic!("{e}"));
+    let class = format!("V{CORE_MODULE}");
+    std::fs::write(mdir.join("p2_shim.cpp"), shim::cpp(&class, &ports)).expect("write shim");
+    std::fs::write(out.join("ports.rs"), shim::rust(&ports)).expect("write port table");
+
+    let mut cpps: Vec<String> = std::fs::read_dir(&mdir)
+        .expect("read the Verilator output")
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            (name.ends_with(".cpp") && name != "p2_shim.cpp").then_some(name)
+        })
+        .collect();
+    cpps.sort();
+    cpps.push("p2_shim.cpp".to_string());
+    let all: String = cpps.iter().map(|f| format!("#include \"{f}\"\n")).collect();
+    let unity = mdir.join("p2_model_all.cpp");
+    std::fs::write(&unity, all).expect("write the one-file build");
+
+    let mut build = cc::Build::new();
+    build
+        .cpp(true)
+        .opt_level(2)
+        .debug(false)
+        .warnings(false)
+        .flag("-std=gnu++17")
+        .flag("-faligned-new")
+        .include(env_path("DEP_VERILATED_INCLUDE"))
+        .include(env_path("DEP_VERILATED_INCLUDE").join("vltstd"))
+        .include(env_path("DEP_VERILATED_SHIM_INCLUDE"))
+        .include(&mdir)
+        .file(&unity);
+    let defines = std::env::var("DEP_VERILATED_DEFINES").expect("verilated-rt exports defines");
+    for d in defines.split(',').filter(|d| !d.is_empty()) {
+        let (k, v) = d.split_once('=').unwrap_or((d, "1"));
+        build.define(k, v);
+    }
+    let t1 = Instant::now();
+    build.compile("peach2_core_verilated");
+    let t_compile = t1.elapsed();
+    std::fs::write(
+        out.join("build_times.txt"),
+        format!(
+            "export {:.2} s, verilate {:.2} s, compile (one file, -O2) {:.2} s\n",
+            t_export.as_secs_f64(),
+            t_verilate.as_secs_f64(),
+            t_compile.as_secs_f64()
+        ),
+    )
+    .expect("write build times");
+}

@@ -1,0 +1,202 @@
+//! Setting up a cluster as software does: every host enumerates its chip's N port and
+//! its GPUs, the driver programs `NODE_ID`, the target windows and the routes through
+//! BAR0 and reads a register back (posted writes flushed), then the cables are plugged
+//! and the chips bring their ring links up by themselves (RC ports configure their
+//! partners); the driver polls `PORT_STATUS` until every cabled port is READY.
+
+use crate::cluster::{Cluster, BAR0_BASE, BAR2_BASE, CHIP_BDF};
+use crate::error::SimError;
+use pcie_model::requester::{RequestHandle, RequestOutcome};
+use pcie_model::root_complex::RootComplex;
+use peach2_regmap::address::Target;
+use peach2_regmap::csr::{
+    port_reg, port_status, route, target_lo, Port, NODE_ID, PORT_STATUS, ROUTE_VALID, TARGET_ENABLE,
+};
+
+/// Local base of every node's host-memory window (in host memory above 4 GiB).
+pub const HOST_WINDOW: u64 = 0x1_0000_0000;
+
+/// Runs the cluster until `done` holds, at most `limit` cycles.
+pub fn run_until(
+    c: &mut Cluster,
+    limit: u64,
+    what: &str,
+    mut done: impl FnMut(&mut Cluster) -> Result<bool, SimError>,
+) -> Result<(), SimError> {
+    let start = c.cycle;
+    while !done(c)? {
+        if c.cycle - start >= limit {
+            return Err(SimError::BringUp(format!(
+                "{what}: not done within {limit} cycles\n{}",
+                c.describe()
+            )));
+        }
+        c.step()?;
+    }
+    Ok(())
+}
+
+fn enumerate(c: &mut Cluster) -> Result<(), SimError> {
+    for n in 0..c.nodes.len() {
+        let targets: Vec<_> = std::iter::once(CHIP_BDF)
+            .chain(c.nodes[n].host.gpus.iter().map(|g| g.bdf))
+            .collect();
+        for (i, bdf) in targets.into_iter().enumerate() {
+            fn port(c: &mut Cluster, n: usize, i: usize) -> &mut RootComplex {
+                let h = &mut c.nodes[n].host;
+                if i == 0 {
+                    h.cpu()
+                } else {
+                    h.gpu_cpu()
+                }
+            }
+            port(c, n, i)
+                .start_enumeration(bdf)
+                .map_err(|e| SimError::BringUp(e.to_string()))?;
+            run_until(c, 20_000, "enumeration", |c| {
+                Ok(port(c, n, i).enumeration_result().is_some())
+            })?;
+            let dev = port(c, n, i).enumeration_result().cloned();
+            let node = &mut c.nodes[n];
+            let dev = match dev {
+                Some(Ok(d)) => d.clone(),
+                other => {
+                    return Err(SimError::BringUp(format!(
+                        "{}: enumeration of {bdf}: {other:?}",
+                        node.name
+                    )))
+                }
+            };
+            if i == 0 {
+                let bars = (dev.bar(0).map(|b| b.base), dev.bar(2).map(|b| b.base));
+                if bars != (Some(BAR0_BASE), Some(BAR2_BASE)) {
+                    return Err(SimError::BringUp(format!(
+                        "{}: chip BARs at {bars:x?}",
+                        node.name
+                    )));
+                }
+            } else {
+                let bar = dev.bar(1).ok_or_else(|| {
+                    SimError::BringUp(format!("{}: GPU {bdf} has no BAR 1", node.name))
+                })?;
+                node.host.gpus[i - 1].bar = Some((bar.base, bar.size));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Posted MMIO write of `values` at BAR0 offset `offset` of node `n`.
+pub fn csr_write(c: &mut Cluster, n: usize, offset: u32, values: &[u32]) -> Result<(), SimError> {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    c.nodes[n]
+        .host
+        .cpu()
+        .mmio_write(BAR0_BASE + u64::from(offset), &bytes)
+        .map_err(|e| SimError::BringUp(e.to_string()))
+}
+
+/// MMIO read of the registers at `offsets` of every node in `nodes`; waits for all.
+pub fn csr_read_all(c: &mut Cluster, reads: &[(usize, u32)]) -> Result<Vec<u32>, SimError> {
+    let mut handles: Vec<(usize, RequestHandle)> = Vec::new();
+    for &(n, off) in reads {
+        let h = c.nodes[n]
+            .host
+            .cpu()
+            .mmio_read(BAR0_BASE + u64::from(off), 4)
+            .map_err(|e| SimError::BringUp(e.to_string()))?;
+        handles.push((n, h));
+    }
+    let mut out = vec![None; reads.len()];
+    run_until(c, 20_000, "CSR reads", |c| {
+        for (i, (n, h)) in handles.iter().enumerate() {
+            if out[i].is_none() {
+                if let Some(r) = c.nodes[*n].host.rc.take_result(*h) {
+                    out[i] = Some(r);
+                }
+            }
+        }
+        Ok(out.iter().all(Option::is_some))
+    })?;
+    out.into_iter()
+        .zip(reads)
+        .map(|(r, (n, off))| match r {
+            Some(Ok(RequestOutcome::Read(b))) if b.len() == 4 => {
+                Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            }
+            other => Err(SimError::BringUp(format!(
+                "node {n}: CSR read at {off:#x}: {other:?}"
+            ))),
+        })
+        .collect()
+}
+
+/// Enumerates, programs, plugs and waits for every cabled port to be READY. Returns the
+/// cycles bring-up took after plugging.
+pub fn bring_up(c: &mut Cluster) -> Result<u64, SimError> {
+    enumerate(c)?;
+    let routes = c.topology.routes()?;
+    for (n, node_routes) in routes.iter().enumerate() {
+        let id = c.nodes[n].id;
+        csr_write(c, n, NODE_ID, &[u32::from(id)])?;
+        let mut windows = vec![(Target::Host, HOST_WINDOW)];
+        for (g, gpu) in c.nodes[n].host.gpus.iter().enumerate() {
+            let (base, _) = gpu.bar.expect("enumerated");
+            windows.push((Target::Gpu(g as u8), base));
+        }
+        for (t, base) in windows {
+            let code = t.code() as u32;
+            csr_write(
+                c,
+                n,
+                target_lo(code),
+                &[base as u32, (base >> 32) as u32, TARGET_ENABLE],
+            )?;
+        }
+        for (dst, r) in node_routes.iter().enumerate() {
+            if let Some(p) = r {
+                let dst_id = u32::from(c.nodes[dst].id);
+                csr_write(c, n, route(dst_id), &[ROUTE_VALID | p.index()])?;
+            }
+        }
+    }
+    let reads: Vec<_> = (0..c.nodes.len()).map(|n| (n, NODE_ID)).collect();
+    let ids = csr_read_all(c, &reads)?;
+    for (n, id) in ids.iter().enumerate() {
+        if *id != u32::from(c.nodes[n].id) {
+            return Err(SimError::BringUp(format!("node {n}: NODE_ID reads {id}")));
+        }
+    }
+    c.plug_all();
+    let plugged = c.cycle;
+    let ports: Vec<(usize, u32)> = c
+        .cables
+        .iter()
+        .flat_map(|cab| cab.ends)
+        .map(|e| (e.node, port_reg(e.port, PORT_STATUS)))
+        .collect();
+    loop {
+        let st = csr_read_all(c, &ports)?;
+        if st.iter().all(|s| s & port_status::READY != 0) {
+            return Ok(c.cycle - plugged);
+        }
+        if c.cycle - plugged > 400_000 {
+            let bad: Vec<String> = ports
+                .iter()
+                .zip(&st)
+                .filter(|(_, s)| *s & port_status::READY == 0)
+                .map(|((n, off), s)| {
+                    let p = Port::from_index((off - 0x400) / 0x40).expect("port register");
+                    format!("{}.{p:?} status {s:#x}", c.nodes[*n].name)
+                })
+                .collect();
+            return Err(SimError::BringUp(format!(
+                "links not ready: {}",
+                bad.join(", ")
+            )));
+        }
+        for _ in 0..256 {
+            c.step()?;
+        }
+    }
+}

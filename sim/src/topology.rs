@@ -1,0 +1,328 @@
+//! Cluster topologies: presets (`ring2`..`ring8`, `2x8`) and TOML files naming nodes,
+//! cables, port roles and model parameters; shortest-path routes for every node.
+//!
+//! A topology file:
+//!
+//! ```toml
+//! [[nodes]]
+//! name = "a"
+//! s_role = "rc"      # strap of the S port: "rc" or "ep" (default "ep")
+//! gpus = 1           # GPUs behind the host, 0..=4 (default 0)
+//! [[nodes]]
+//! name = "b"
+//! [[cables]]
+//! a = "a.E"
+//! b = "b.W"
+//! [[cables]]
+//! a = "b.E"
+//! b = "a.W"
+//! [params]           # optional; every field has a default
+//! tx_buffer_beats = 64
+//! stall_cycles = 50000
+//! # link = { ... }   # pcie_model::link::timing::LinkTiming, default Gen2 x8
+//! ```
+
+use crate::error::SimError;
+use pcie_model::link::timing::LinkTiming;
+use peach2_regmap::address::MAX_NODES;
+use peach2_regmap::csr::Port;
+use serde::Deserialize;
+use std::collections::VecDeque;
+
+/// Strap of the S port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SRole {
+    /// Root complex.
+    Rc,
+    /// Endpoint.
+    #[default]
+    Ep,
+}
+
+/// One node.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// Unique name.
+    pub name: String,
+    /// S strap.
+    #[serde(default)]
+    pub s_role: SRole,
+    /// GPUs behind the host (0..=4).
+    #[serde(default)]
+    pub gpus: u8,
+}
+
+/// One cable between two chip ports, written `node.PORT` (`PORT` is E, W or S).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CableSpec {
+    /// One end.
+    pub a: String,
+    /// The other end.
+    pub b: String,
+}
+
+/// Model parameters.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    /// Timing of every link (N links and cables).
+    pub link: LinkTiming,
+    /// Beats a sender's hard-IP TX buffer holds.
+    pub tx_buffer_beats: usize,
+    /// Cycles without progress, with traffic in flight, before a stall is reported.
+    pub stall_cycles: u64,
+    /// Cables (indices into `cables`) that routes must not use (they are still brought
+    /// up). A ring routed by shortest paths has a cyclic buffer dependency and can
+    /// deadlock under all-to-all traffic; leaving out one cable per ring (a dateline)
+    /// breaks the cycle at the cost of that cable's bandwidth.
+    pub avoid_cables: Vec<usize>,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self {
+            link: LinkTiming::gen2_x8(),
+            tx_buffer_beats: 64,
+            stall_cycles: 50_000,
+            avoid_cables: Vec::new(),
+        }
+    }
+}
+
+/// A cluster description.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    /// Nodes; a node's id is its index.
+    pub nodes: Vec<NodeSpec>,
+    /// Cables.
+    #[serde(default)]
+    pub cables: Vec<CableSpec>,
+    /// Parameters.
+    #[serde(default)]
+    pub params: Params,
+}
+
+/// A cable end resolved: node index and port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct End {
+    /// Node index.
+    pub node: usize,
+    /// Port.
+    pub port: Port,
+}
+
+fn ring(n: usize, offset: usize, name: &str, s_role: SRole) -> (Vec<NodeSpec>, Vec<CableSpec>) {
+    let nodes = (0..n)
+        .map(|i| NodeSpec {
+            name: format!("{name}{}", offset + i),
+            s_role,
+            gpus: 1,
+        })
+        .collect();
+    let cables = (0..n)
+        .map(|i| CableSpec {
+            a: format!("{name}{}.E", offset + i),
+            b: format!("{name}{}.W", offset + (i + 1) % n),
+        })
+        .collect();
+    (nodes, cables)
+}
+
+impl Topology {
+    /// A preset: `ring2` .. `ring8`, or `2x8` (two 8-rings, node i of ring A cabled S to S
+    /// with node i of ring B; ring A's S ports are root complexes).
+    pub fn preset(name: &str) -> Result<Self, SimError> {
+        if let Some(n) = name
+            .strip_prefix("ring")
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            if (2..=8).contains(&n) {
+                let (nodes, cables) = ring(n, 0, "n", SRole::Ep);
+                return Ok(Self {
+                    nodes,
+                    cables,
+                    params: Params::default(),
+                });
+            }
+        }
+        if name == "2x8" {
+            let (mut nodes, mut cables) = ring(8, 0, "n", SRole::Rc);
+            let (nb, cb) = ring(8, 8, "n", SRole::Ep);
+            nodes.extend(nb);
+            cables.extend(cb);
+            cables.extend((0..8).map(|i| CableSpec {
+                a: format!("n{i}.S"),
+                b: format!("n{}.S", i + 8),
+            }));
+            return Ok(Self {
+                nodes,
+                cables,
+                params: Params::default(),
+            });
+        }
+        Err(SimError::Topology(format!(
+            "unknown preset {name:?} (ring2..ring8, 2x8, or a TOML file)"
+        )))
+    }
+
+    /// Dateline routing: routes avoid every ring's wrap-around cable (an E port cabled to
+    /// the W port of a node listed before it), which makes rings deadlock-free.
+    pub fn with_dateline(mut self) -> Result<Self, SimError> {
+        let cables = self.validate()?;
+        self.params.avoid_cables = cables
+            .iter()
+            .enumerate()
+            .filter(|(_, [a, b])| {
+                let (e, w) = if a.port == Port::E { (a, b) } else { (b, a) };
+                e.port == Port::E && w.port == Port::W && w.node <= e.node
+            })
+            .map(|(i, _)| i)
+            .collect();
+        Ok(self)
+    }
+
+    /// Parses a TOML topology.
+    pub fn from_toml(text: &str) -> Result<Self, SimError> {
+        let t: Self = toml::from_str(text).map_err(|e| SimError::Topology(e.to_string()))?;
+        t.validate()?;
+        Ok(t)
+    }
+
+    /// A preset name or a path to a TOML file.
+    pub fn load(spec: &str) -> Result<Self, SimError> {
+        if spec.ends_with(".toml") {
+            let text = std::fs::read_to_string(spec).map_err(|e| SimError::Io {
+                path: spec.to_string(),
+                source: e,
+            })?;
+            Self::from_toml(&text)
+        } else {
+            Self::preset(spec)
+        }
+    }
+
+    fn end(&self, s: &str) -> Result<End, SimError> {
+        let bad = |why: &str| SimError::Topology(format!("cable end {s:?}: {why}"));
+        let (node, port) = s
+            .rsplit_once('.')
+            .ok_or_else(|| bad("expected node.PORT"))?;
+        let node = self
+            .nodes
+            .iter()
+            .position(|n| n.name == node)
+            .ok_or_else(|| bad("no such node"))?;
+        let port = match port {
+            "E" | "e" => Port::E,
+            "W" | "w" => Port::W,
+            "S" | "s" => Port::S,
+            _ => return Err(bad("port must be E, W or S (N belongs to the host)")),
+        };
+        Ok(End { node, port })
+    }
+
+    /// Checks names, sizes and cable ends; returns the resolved cables.
+    pub fn validate(&self) -> Result<Vec<[End; 2]>, SimError> {
+        if self.nodes.is_empty() || self.nodes.len() > MAX_NODES {
+            return Err(SimError::Topology(format!(
+                "{} nodes: a cluster has 1..={MAX_NODES}",
+                self.nodes.len()
+            )));
+        }
+        for (i, n) in self.nodes.iter().enumerate() {
+            if self.nodes[..i].iter().any(|m| m.name == n.name) {
+                return Err(SimError::Topology(format!("node {:?} twice", n.name)));
+            }
+            if n.gpus > 4 {
+                return Err(SimError::Topology(format!(
+                    "node {:?}: {} GPUs (0..=4)",
+                    n.name, n.gpus
+                )));
+            }
+        }
+        let mut used: Vec<End> = Vec::new();
+        let mut out = Vec::new();
+        for c in &self.cables {
+            let ends = [self.end(&c.a)?, self.end(&c.b)?];
+            for e in ends {
+                if used.contains(&e) {
+                    return Err(SimError::Topology(format!(
+                        "{}.{:?} has two cables",
+                        self.nodes[e.node].name, e.port
+                    )));
+                }
+                used.push(e);
+            }
+            out.push(ends);
+        }
+        Ok(out)
+    }
+
+    /// `routes[src][dst]`: the port `src` sends traffic for `dst` out of (`None` for
+    /// itself or an unreachable node). Shortest paths; ties go S, then E, then W.
+    pub fn routes(&self) -> Result<Vec<Vec<Option<Port>>>, SimError> {
+        let cables = self.validate()?;
+        let n = self.nodes.len();
+        let mut adj = vec![Vec::new(); n];
+        for (i, [a, b]) in cables.iter().enumerate() {
+            if self.params.avoid_cables.contains(&i) {
+                continue;
+            }
+            adj[a.node].push((a.port, b.node));
+            adj[b.node].push((b.port, a.node));
+        }
+        let mut routes = vec![vec![None; n]; n];
+        for dst in 0..n {
+            let mut dist = vec![usize::MAX; n];
+            dist[dst] = 0;
+            let mut q = VecDeque::from([dst]);
+            while let Some(u) = q.pop_front() {
+                for &(_, v) in &adj[u] {
+                    if dist[v] == usize::MAX {
+                        dist[v] = dist[u] + 1;
+                        q.push_back(v);
+                    }
+                }
+            }
+            for src in (0..n).filter(|&s| s != dst && dist[s] != usize::MAX) {
+                routes[src][dst] = [Port::S, Port::E, Port::W].into_iter().find(|p| {
+                    adj[src]
+                        .iter()
+                        .any(|&(q, v)| q == *p && dist[v] + 1 == dist[src])
+                });
+            }
+        }
+        Ok(routes)
+    }
+
+    /// Hops from `src` to `dst` following [`Topology::routes`].
+    pub fn hops(&self, src: usize, dst: usize) -> Result<Option<usize>, SimError> {
+        let cables = self.validate()?;
+        let routes = self.routes()?;
+        let (mut at, mut hops) = (src, 0);
+        while at != dst {
+            let Some(p) = routes[at][dst] else {
+                return Ok(None);
+            };
+            at = cables
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !self.params.avoid_cables.contains(i))
+                .find_map(|(_, [a, b])| {
+                    if a.node == at && a.port == p {
+                        Some(b.node)
+                    } else if b.node == at && b.port == p {
+                        Some(a.node)
+                    } else {
+                        None
+                    }
+                })
+                .expect("a route follows a cable");
+            hops += 1;
+        }
+        Ok(Some(hops))
+    }
+}
