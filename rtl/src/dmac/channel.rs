@@ -13,6 +13,8 @@
 //! read; a completion error stops writing at once and the channel waits for its other
 //! reads (or the timeout) before reporting; descriptors of a chain run one after another.
 
+use super::cursor::CursorStep;
+use super::desc_check::DescCheck;
 use super::dest_route::DestRoute;
 use rust_hdl::prelude::*;
 
@@ -177,6 +179,9 @@ pub struct DmaChannel {
     w_dest: DFF<Bits<3>>,
     rx_dest: DFF<Bits<3>>,
     dst_route: DestRoute,
+    check: DescCheck,
+    rd_cur: CursorStep,
+    wr_cur: CursorStep,
     rx_route: DestRoute,
     chan: Constant<Bits<2>>,
     src: Signal<Local, Bits<64>>,
@@ -185,18 +190,11 @@ pub struct DmaChannel {
     flags: Signal<Local, Bits<5>>,
     height: Signal<Local, Bits<17>>,
     two_d: Signal<Local, Bit>,
-    misaligned: Signal<Local, Bit>,
-    low_bits: Signal<Local, Bit>,
-    zero: Signal<Local, Bit>,
     start_pos: Signal<Local, Bits<16>>,
-    r_max: Signal<Local, Bits<8>>,
-    r_room: Signal<Local, Bits<8>>,
     r_n: Signal<Local, Bits<8>>,
     r_space: Signal<Local, Bits<16>>,
     r_next_row: Signal<Local, Bits<64>>,
     r_next_pos: Signal<Local, Bits<16>>,
-    w_max: Signal<Local, Bits<7>>,
-    w_room: Signal<Local, Bits<7>>,
     w_n: Signal<Local, Bits<7>>,
     w_short: Signal<Local, Bits<16>>,
     w_next_row: Signal<Local, Bits<64>>,
@@ -286,6 +284,9 @@ impl DmaChannel {
             w_dest: Default::default(),
             rx_dest: Default::default(),
             dst_route: Default::default(),
+            check: Default::default(),
+            rd_cur: Default::default(),
+            wr_cur: Default::default(),
             rx_route: Default::default(),
             chan: Constant::new(index.into()),
             src: Default::default(),
@@ -294,18 +295,11 @@ impl DmaChannel {
             flags: Default::default(),
             height: Default::default(),
             two_d: Default::default(),
-            misaligned: Default::default(),
-            low_bits: Default::default(),
-            zero: Default::default(),
             start_pos: Default::default(),
-            r_max: Default::default(),
-            r_room: Default::default(),
             r_n: Default::default(),
             r_space: Default::default(),
             r_next_row: Default::default(),
             r_next_pos: Default::default(),
-            w_max: Default::default(),
-            w_room: Default::default(),
             w_n: Default::default(),
             w_short: Default::default(),
             w_next_row: Default::default(),
@@ -370,61 +364,57 @@ impl Logic for DmaChannel {
         self.dst_route.port_ready.next = self.port_ready.val();
         self.rx_route.port_ready.next = self.port_ready.val();
 
-        self.misaligned.next = (self.src.val().get_bits::<2>(0) != 0)
-            || (self.dst.val().get_bits::<2>(0) != 0)
-            || (self.len.val().get_bits::<2>(0) != 0)
-            || (self.two_d.val()
-                && ((self.d[6].q.val().get_bits::<2>(0) != 0)
-                    || (self.d[7].q.val().get_bits::<2>(0) != 0)))
-            || (self.flags.val().get_bit(2) && (self.notify_rx_addr.val().get_bits::<2>(0) != 0))
-            || (self.flags.val().get_bit(3) && (self.notify_self_addr.val().get_bits::<2>(0) != 0))
-            || (self.flags.val().get_bit(4) && (self.msi_addr.val().get_bits::<2>(0) != 0));
-        self.low_bits.next = (self.src.val().get_bits::<4>(0) != self.dst.val().get_bits::<4>(0))
-            || (self.two_d.val()
-                && (self.d[6].q.val().get_bits::<4>(0) != self.d[7].q.val().get_bits::<4>(0)));
-        self.zero.next = (self.len.val() == 0) || (self.height.val() == 0);
+        self.check.src.next = self.src.val();
+        self.check.dst.next = self.dst.val();
+        self.check.len.next = self.len.val();
+        self.check.flags.next = self.flags.val();
+        self.check.height.next = self.height.val();
+        self.check.src_pitch.next = self.d[6].q.val();
+        self.check.dst_pitch.next = self.d[7].q.val();
+        self.check.notify_rx_addr.next = self.notify_rx_addr.val();
+        self.check.notify_self_addr.next = self.notify_self_addr.val();
+        self.check.msi_addr.next = self.msi_addr.val();
+        self.check.dst_ok.next = self.dst_route.ok.val();
+        self.check.rx_ok.next = self.rx_route.ok.val();
         // A block starts at a fresh line, at its address's lane.
         self.start_pos.next =
             ((self.rpos.q.val() + 3) & 0xFFFC) | bit_cast::<16, 2>(self.src.val().get_bits::<2>(2));
 
         // Read cursor: the next MRd.
-        self.r_max.next = 128.into();
+        self.rd_cur.max.next = 128.into();
         if self.max_read_req.val() == 0 {
-            self.r_max.next = 32.into();
+            self.rd_cur.max.next = 32.into();
         }
         if self.max_read_req.val() == 1 {
-            self.r_max.next = 64.into();
+            self.rd_cur.max.next = 64.into();
         }
-        self.r_room.next =
-            self.r_max.val() - (self.r_addr.q.val().get_bits::<8>(2) & (self.r_max.val() - 1));
-        self.r_n.next = self.r_room.val();
-        if self.r_left.q.val().get_bits::<23>(2) < bit_cast::<23, 8>(self.r_room.val()) {
-            self.r_n.next = self.r_left.q.val().get_bits::<8>(2);
-        }
+        self.rd_cur.addr.next = self.r_addr.q.val();
+        self.rd_cur.left.next = self.r_left.q.val();
+        self.rd_cur.pos.next = self.rpos.q.val();
+        self.rd_cur.row.next = self.r_row.q.val();
+        self.rd_cur.pitch.next = self.d[6].q.val();
+        self.r_n.next = self.rd_cur.n.val();
         self.r_space.next =
             self.rpos.q.val() + bit_cast::<16, 8>(self.r_n.val()) - self.wfree.q.val();
-        self.r_next_row.next = self.r_row.q.val() + bit_cast::<64, 32>(self.d[6].q.val());
-        self.r_next_pos.next = ((self.rpos.q.val() + bit_cast::<16, 8>(self.r_n.val()) + 3)
-            & 0xFFFC)
-            | bit_cast::<16, 2>(self.r_next_row.val().get_bits::<2>(2));
+        self.r_next_row.next = self.rd_cur.next_row.val();
+        self.r_next_pos.next = self.rd_cur.next_pos.val();
         // Write cursor: the next MWr.
-        self.w_max.next = 64.into();
+        self.wr_cur.max.next = 64.into();
         if self.max_payload.val() == 0 {
-            self.w_max.next = 32.into();
+            self.wr_cur.max.next = 32.into();
         }
-        self.w_room.next =
-            self.w_max.val() - (self.w_addr.q.val().get_bits::<7>(2) & (self.w_max.val() - 1));
-        self.w_n.next = self.w_room.val();
-        if self.w_left.q.val().get_bits::<23>(2) < bit_cast::<23, 7>(self.w_room.val()) {
-            self.w_n.next = self.w_left.q.val().get_bits::<7>(2);
-        }
+        self.wr_cur.addr.next = self.w_addr.q.val();
+        self.wr_cur.left.next = self.w_left.q.val();
+        self.wr_cur.pos.next = self.wpos.q.val();
+        self.wr_cur.row.next = self.w_row.q.val();
+        self.wr_cur.pitch.next = self.d[7].q.val();
+        // At most 64 DWs: fits 7 bits.
+        self.w_n.next = self.wr_cur.n.val().get_bits::<7>(0);
         // Negative (bit 15 set) while the data is not all in the buffer yet.
         self.w_short.next =
             self.avail.val() - (self.wpos.q.val() + bit_cast::<16, 7>(self.w_n.val()));
-        self.w_next_row.next = self.w_row.q.val() + bit_cast::<64, 32>(self.d[7].q.val());
-        self.w_next_pos.next = ((self.wpos.q.val() + bit_cast::<16, 7>(self.w_n.val()) + 3)
-            & 0xFFFC)
-            | bit_cast::<16, 2>(self.w_next_row.val().get_bits::<2>(2));
+        self.w_next_row.next = self.wr_cur.next_row.val();
+        self.w_next_pos.next = self.wr_cur.next_pos.val();
 
         // Host descriptor DWs arrive in wire order; descriptors are little-endian DWs.
         self.sw[0].next = (bit_cast::<32, 8>(self.desc_data.val().get_bits::<8>(0)) << 24)
@@ -528,21 +518,8 @@ impl Logic for DmaChannel {
             }
             ChanState::Check => {
                 self.state.d.next = ChanState::Error;
-                if self.misaligned.val() {
-                    self.cause.d.next = 1.into();
-                } else if self.low_bits.val() {
-                    self.cause.d.next = 2.into();
-                } else if self.zero.val() {
-                    self.cause.d.next = 3.into();
-                } else if self.len.val() > 0x100_0000 {
-                    self.cause.d.next = 4.into();
-                } else if self.src.val().get_bits::<24>(40) == 1 {
-                    self.cause.d.next = 8.into();
-                } else if !self.dst_route.ok.val()
-                    || (self.flags.val().get_bit(2) && !self.rx_route.ok.val())
-                {
-                    self.cause.d.next = 9.into();
-                } else {
+                self.cause.d.next = self.check.cause.val();
+                if self.check.cause.val() == 0 {
                     self.state.d.next = ChanState::Run;
                     self.r_addr.d.next = self.src.val();
                     self.r_row.d.next = self.src.val();

@@ -10,8 +10,9 @@
 //! ```
 //!
 //! - `desc_ram`: the internal descriptor memory, written through BAR0.
-//! - `channel`: per channel, the chain walker, descriptor checks, read and write cursors,
-//!   notifications and status.
+//! - `channel`: per channel, the chain walker, the cursor and notification registers,
+//!   and status; `desc_check` (the descriptor's error cause) and `cursor` (the size of
+//!   the next read or write, where the next block starts) are its combinational stages.
 //! - `read_req`: round-robin MRd issue with tags (`8c..8c+7` data, `0x20+c` descriptors).
 //! - `cpl_reassembly`: completions (split, out of order across tags) into the reorder
 //!   buffer, in-order retirement per channel, host descriptor delivery.
@@ -22,11 +23,21 @@
 
 pub mod channel;
 pub mod cpl_reassembly;
+pub mod cursor;
+pub mod desc_check;
 pub mod desc_ram;
 pub mod dest_route;
 pub mod read_req;
 pub mod write_gen;
 
+#[cfg(test)]
+mod bandwidth_tests;
+#[cfg(test)]
+mod error_tests;
+#[cfg(test)]
+mod lint_tests;
+#[cfg(test)]
+mod notify_tests;
 #[cfg(test)]
 mod tests;
 

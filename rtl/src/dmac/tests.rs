@@ -4,13 +4,13 @@
 //! what each descriptor must have written (bytes, order, sizes, notifications), the status
 //! registers, and the error causes.
 
-mod rig;
+pub(super) mod rig;
 
 use peach2_regmap::dma::{flags, ChannelState, Descriptor, ErrorCause};
 use rig::{Rig, HOST_BASE};
 
 /// Runs `f` on a thread with a stack big enough for the whole chip.
-fn big_stack(f: impl FnOnce() + Send + 'static) {
+pub(super) fn big_stack(f: impl FnOnce() + Send + 'static) {
     std::thread::Builder::new()
         .stack_size(512 << 20)
         .spawn(f)
@@ -19,7 +19,7 @@ fn big_stack(f: impl FnOnce() + Send + 'static) {
         .unwrap();
 }
 
-fn data_desc(src: u64, dst: u64, len: u32, fl: u32, next: u64) -> Descriptor {
+pub(super) fn data_desc(src: u64, dst: u64, len: u32, fl: u32, next: u64) -> Descriptor {
     Descriptor {
         src,
         dst,

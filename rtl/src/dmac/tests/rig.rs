@@ -17,6 +17,21 @@ pub const HOST_BASE: u64 = 0x1_0000_0000;
 const HOST_RID: Bdf = Bdf(0x0008);
 const CHIP: Bdf = Bdf(0x0500);
 
+/// One TLP seen on N TX.
+#[derive(Clone, Copy, Debug)]
+pub struct TxTlp {
+    /// Cycle of its first beat.
+    pub first: u64,
+    /// Cycle of its last beat.
+    pub last: u64,
+    /// Its kind.
+    pub kind: TlpKind,
+    /// Beats it took.
+    pub beats: u64,
+    /// Payload bytes.
+    pub payload: u64,
+}
+
 /// The chip, the host, and what crossed N.
 pub struct Rig {
     s: Stepper<Peach2Core>,
@@ -35,6 +50,19 @@ pub struct Rig {
     max_chunk: u64,
     /// Reads of these [start, end) ranges are answered with UR.
     pub fail_ranges: Vec<(u64, u64)>,
+    /// Every completion is `max_chunk` bytes (as far as the read allows) instead of a
+    /// random multiple of 64: the host at full rate.
+    pub full_chunks: bool,
+    /// Reads of these [start, end) ranges are never answered.
+    pub silent_ranges: Vec<(u64, u64)>,
+    /// Every TLP that left N TX: cycles of its first and last beat, its kind, its beats
+    /// and its payload bytes.
+    pub tx_log: Vec<TxTlp>,
+    partial_start: u64,
+    to_e: VecDeque<Beat>,
+    e_partial: Vec<Beat>,
+    /// Every TLP that left E TX (a peer node's side), with the cycle of its last beat.
+    pub e_tlps: Vec<(u64, Tlp)>,
     /// Cycles since reset.
     pub cycle: u64,
     tag: u8,
@@ -63,6 +91,13 @@ impl Rig {
             p_ready,
             max_chunk,
             fail_ranges: Vec::new(),
+            full_chunks: false,
+            silent_ranges: Vec::new(),
+            tx_log: Vec::new(),
+            partial_start: 0,
+            to_e: VecDeque::new(),
+            e_partial: Vec::new(),
+            e_tlps: Vec::new(),
             cycle: 0,
             tag: 0,
         };
@@ -82,6 +117,27 @@ impl Rig {
         }
         assert_eq!(r.csr_read(0), peach2_regmap::csr::ID_VALUE);
         r
+    }
+
+    /// Brings E up as the peer's endpoint (link up, memory and bus master enabled by the
+    /// peer's configuration write) and routes node `node` to E.
+    pub fn bring_up_e(&mut self, node: u32) {
+        self.s.uut.e_link_up.next = true;
+        let t = Tlp::cfg_write(CfgType::Type0, Bdf(0x0100), Tag(1), CHIP, 1, 0xF, 0x6).unwrap();
+        self.to_e.extend(to_beats(&t));
+        self.csr_write(
+            peach2_regmap::csr::route(node),
+            peach2_regmap::csr::ROUTE_VALID | peach2_regmap::csr::Port::E.index(),
+        );
+        self.run(200);
+        let st = self.csr_read(peach2_regmap::csr::port_reg(
+            peach2_regmap::csr::Port::E,
+            peach2_regmap::csr::PORT_STATUS,
+        ));
+        assert!(
+            st & peach2_regmap::csr::port_status::READY != 0,
+            "E not ready: {st:#x}"
+        );
     }
 
     fn send(&mut self, t: &Tlp) {
@@ -243,10 +299,37 @@ impl Rig {
             None => u.n_rx_valid.next = false,
         }
         u.n_tx_ready.next = self.p_ready >= 1.0 || self.rng.chance(self.p_ready);
+        match self.to_e.front() {
+            Some(b) => {
+                u.e_rx_data.next = bits128(b.data);
+                u.e_rx_valid.next = true;
+                u.e_rx_sop.next = b.sop;
+                u.e_rx_eop.next = b.eop;
+                u.e_rx_empty.next = u64::from(b.empty).into();
+            }
+            None => u.e_rx_valid.next = false,
+        }
+        u.e_tx_ready.next = true;
         self.s.settle();
         let u = &self.s.uut;
         if u.n_rx_valid.val() && u.n_rx_ready.val() {
             self.to_chip.pop_front();
+        }
+        if u.e_rx_valid.val() && u.e_rx_ready.val() {
+            self.to_e.pop_front();
+        }
+        if u.e_tx_valid.val() {
+            self.e_partial.push(Beat {
+                data: u.e_tx_data.val().to_u128(),
+                sop: u.e_tx_sop.val(),
+                eop: u.e_tx_eop.val(),
+                empty: u.e_tx_empty.val().to_u64() as u8,
+            });
+            if u.e_tx_eop.val() {
+                let beats = std::mem::take(&mut self.e_partial);
+                let t = tlp_from_beats(&beats).expect("the chip sends valid TLPs on E");
+                self.e_tlps.push((self.cycle, t));
+            }
         }
         if u.n_tx_valid.val() && u.n_tx_ready.val() {
             let b = Beat {
@@ -255,10 +338,20 @@ impl Rig {
                 eop: u.n_tx_eop.val(),
                 empty: u.n_tx_empty.val().to_u64() as u8,
             };
+            if b.sop {
+                self.partial_start = self.cycle;
+            }
             self.partial.push(b);
             if b.eop {
                 let beats = std::mem::take(&mut self.partial);
                 let t = tlp_from_beats(&beats).expect("the chip sends valid TLPs");
+                self.tx_log.push(TxTlp {
+                    first: self.partial_start,
+                    last: self.cycle,
+                    kind: t.kind(),
+                    beats: beats.len() as u64,
+                    payload: t.payload_len() as u64,
+                });
                 self.deliver(t);
             }
         }
@@ -272,6 +365,13 @@ impl Rig {
                 self.first_mrd.get_or_insert(self.cycle);
                 let span = ReadSpan::of_request(&t).unwrap();
                 let latency = 40 + self.rng.below(160);
+                let silent = self
+                    .silent_ranges
+                    .iter()
+                    .any(|&(a, b)| span.dw_start < b && a < span.end_dw());
+                if silent {
+                    return;
+                }
                 let failed = self
                     .fail_ranges
                     .iter()
@@ -279,7 +379,10 @@ impl Rig {
                 let cpls: VecDeque<Tlp> = if failed {
                     [error_completion(&t, Bdf(0), CplStatus::Ur).unwrap()].into()
                 } else {
-                    let chunk = 64 * (1 + self.rng.below(self.max_chunk / 64));
+                    let mut chunk = 64 * (1 + self.rng.below(self.max_chunk / 64));
+                    if self.full_chunks {
+                        chunk = self.max_chunk;
+                    }
                     let rules = CompletionRules::new(Rcb::B64, MaxPayloadSize::B256)
                         .with_chunk_limit(chunk as u32)
                         .unwrap();

@@ -1,0 +1,75 @@
+//! The descriptor check of a channel: the first rule a descriptor breaks, as an
+//! `ErrorCause` code (`peach2_regmap::dma`), in the order the register map lists them.
+//! Combinational; the channel latches the code in its `Check` state.
+
+use rust_hdl::prelude::*;
+
+/// The descriptor check.
+#[derive(LogicBlock, Default)]
+pub struct DescCheck {
+    /// Source address.
+    pub src: Signal<In, Bits<64>>,
+    /// Destination address.
+    pub dst: Signal<In, Bits<64>>,
+    /// Length (1-D) or width (2-D) in bytes.
+    pub len: Signal<In, Bits<32>>,
+    /// Descriptor flags.
+    pub flags: Signal<In, Bits<5>>,
+    /// Blocks (1 for a 1-D descriptor).
+    pub height: Signal<In, Bits<17>>,
+    /// 2-D source pitch.
+    pub src_pitch: Signal<In, Bits<32>>,
+    /// 2-D destination pitch.
+    pub dst_pitch: Signal<In, Bits<32>>,
+    /// `NOTIFY_RX`.
+    pub notify_rx_addr: Signal<In, Bits<64>>,
+    /// `NOTIFY_SELF`.
+    pub notify_self_addr: Signal<In, Bits<64>>,
+    /// `DMA_MSI_ADDR`.
+    pub msi_addr: Signal<In, Bits<64>>,
+    /// The destination can be routed.
+    pub dst_ok: Signal<In, Bit>,
+    /// The receiver's slot can be routed.
+    pub rx_ok: Signal<In, Bit>,
+    /// The cause code; 0 when the descriptor may run.
+    pub cause: Signal<Out, Bits<4>>,
+    two_d: Signal<Local, Bit>,
+    misaligned: Signal<Local, Bit>,
+    low_bits: Signal<Local, Bit>,
+    zero: Signal<Local, Bit>,
+}
+
+impl Logic for DescCheck {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.two_d.next = self.flags.val().get_bit(1);
+        self.misaligned.next = (self.src.val().get_bits::<2>(0) != 0)
+            || (self.dst.val().get_bits::<2>(0) != 0)
+            || (self.len.val().get_bits::<2>(0) != 0)
+            || (self.two_d.val()
+                && ((self.src_pitch.val().get_bits::<2>(0) != 0)
+                    || (self.dst_pitch.val().get_bits::<2>(0) != 0)))
+            || (self.flags.val().get_bit(2) && (self.notify_rx_addr.val().get_bits::<2>(0) != 0))
+            || (self.flags.val().get_bit(3) && (self.notify_self_addr.val().get_bits::<2>(0) != 0))
+            || (self.flags.val().get_bit(4) && (self.msi_addr.val().get_bits::<2>(0) != 0));
+        self.low_bits.next = (self.src.val().get_bits::<4>(0) != self.dst.val().get_bits::<4>(0))
+            || (self.two_d.val()
+                && (self.src_pitch.val().get_bits::<4>(0)
+                    != self.dst_pitch.val().get_bits::<4>(0)));
+        self.zero.next = (self.len.val() == 0) || (self.height.val() == 0);
+        self.cause.next = 0.into();
+        if self.misaligned.val() {
+            self.cause.next = 1.into();
+        } else if self.low_bits.val() {
+            self.cause.next = 2.into();
+        } else if self.zero.val() {
+            self.cause.next = 3.into();
+        } else if self.len.val() > 0x100_0000 {
+            self.cause.next = 4.into();
+        } else if self.src.val().get_bits::<24>(40) == 1 {
+            self.cause.next = 8.into();
+        } else if !self.dst_ok.val() || (self.flags.val().get_bit(2) && !self.rx_ok.val()) {
+            self.cause.next = 9.into();
+        }
+    }
+}
