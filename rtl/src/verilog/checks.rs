@@ -109,12 +109,15 @@ pub struct SynthReport {
     pub stat: String,
 }
 
-/// Runs `yosys synth -flatten` and reads its statistics. Fails if any latch is inferred
+/// Runs Yosys' generic synthesis (`synth -flatten` up to `fine`, memories kept as
+/// memories rather than mapped to flip-flops, then gate mapping) and reads its
+/// statistics. Fails if any latch is inferred
 /// or if `check -assert` finds a combinational loop (Verilator's UNOPTFLAT is waived as a
 /// false positive of rust-hdl's one-always-per-module output; this is the real check).
 pub fn yosys_synth(file: &Path, top: &str) -> Result<SynthReport, CheckError> {
     let script = format!(
-        "read_verilog -sv {}; synth -flatten -top {top}; check -assert; stat",
+        "read_verilog -sv {}; synth -flatten -top {top} -run :fine; \
+         opt -fast -full; techmap; opt -fast; abc -fast; opt -fast; check -assert; stat",
         file.display()
     );
     let log = run("yosys", Command::new("yosys").args(["-q", "-p", &script]))?;
