@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: set up, build, export the PEACH2 core to Verilog and check it with the
-# open tools, and show the TLP tool on a few real TLPs.
+# open tools, co-simulate a two-node ring on the Verilated core, and show the TLP tool.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -9,6 +9,9 @@ peach2=target/release/peach2
 
 echo "== Verilog export and open checks (out/verilog)"
 "$peach2" verilog -o out/verilog --check
+
+echo "== Co-simulation: two chips cabled into a ring, every node writing to its neighbour"
+"$peach2" sim --topology ring2 --scenario neighbor --cycles 200000 --json
 
 echo "== TLP tool"
 for tlp in "00000010 01000aff f7c00000" "4a000001 00000004 01000a00 78563412" \
