@@ -4,6 +4,7 @@
 //! `run(args) -> Result<(), CliError>` function; `main` only dispatches and turns
 //! a [`CliError`] into a one-line message on stderr and an exit code.
 
+mod bench_cmd;
 mod fpga_cmd;
 mod sim_cmd;
 mod tlp_cmd;
@@ -32,6 +33,8 @@ enum Command {
     Fpga(fpga_cmd::FpgaArgs),
     /// Simulate a cluster of chips, hosts and GPUs under traffic.
     Sim(sim_cmd::SimArgs),
+    /// Benchmarks through the TCA driver on co-simulated chips (the paper's figures).
+    Bench(bench_cmd::BenchArgs),
 }
 
 /// Why a subcommand failed.
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
         Command::Verilog(args) => verilog_cmd::run(args),
         Command::Sim(args) => sim_cmd::run(args),
         Command::Fpga(args) => fpga_cmd::run(args),
+        Command::Bench(args) => bench_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -20,7 +20,7 @@ use crate::node::{Gpu, Host, Node};
 use crate::topology::{End, SRole, Topology};
 use crate::verilated::{VcdTrace, VlContext};
 use pcie_model::beats::Beat;
-use pcie_model::gpu::{GpuConfig, GpuEndpoint};
+use pcie_model::gpu::GpuEndpoint;
 use pcie_model::root_complex::{AddressRange, RootComplex, RootComplexConfig};
 use pcie_model::tlp::Bdf;
 use peach2_regmap::csr::Port;
@@ -138,8 +138,11 @@ impl Cluster {
             };
             chip.set_s_role_rc(spec.s_role == SRole::Rc);
             reset(chip.as_mut(), 2)?;
-            let rc = RootComplex::new(host_config())
-                .map_err(|e| SimError::Topology(format!("host config: {e}")))?;
+            let rc = RootComplex::new(RootComplexConfig {
+                read_server: p.host_read,
+                ..host_config()
+            })
+            .map_err(|e| SimError::Topology(format!("host config: {e}")))?;
             let gpu_port = RootComplex::new(RootComplexConfig {
                 requester_id: GPU_PORT_RID,
                 mmio32: AddressRange {
@@ -156,7 +159,7 @@ impl Cluster {
             let gpus = (0..spec.gpus)
                 .map(|g| {
                     Ok(Gpu {
-                        endpoint: GpuEndpoint::new(GpuConfig::default())
+                        endpoint: GpuEndpoint::new(p.gpu.clone())
                             .map_err(|e| SimError::Topology(format!("GPU config: {e}")))?,
                         bdf: Bdf(0x0600 + (u16::from(g) << 8)),
                         bar: None,

@@ -23,7 +23,10 @@
 //! ```
 
 use crate::error::SimError;
+use pcie_model::gpu::GpuConfig;
 use pcie_model::link::timing::LinkTiming;
+use pcie_model::read_server::ReadServerConfig;
+use pcie_model::root_complex::RootComplexConfig;
 use peach2_regmap::address::MAX_NODES;
 use peach2_regmap::csr::Port;
 use serde::Deserialize;
@@ -79,6 +82,11 @@ pub struct Params {
     /// deadlock under all-to-all traffic; leaving out one cable per ring (a dateline)
     /// breaks the cycle at the cost of that cable's bandwidth.
     pub avoid_cables: Vec<usize>,
+    /// Latency and bandwidth of every host's memory reads (the root complex's read
+    /// server).
+    pub host_read: ReadServerConfig,
+    /// Every GPU's model (identity, BAR, BAR read latency and bandwidth).
+    pub gpu: GpuConfig,
 }
 
 impl Default for Params {
@@ -88,6 +96,8 @@ impl Default for Params {
             tx_buffer_beats: 64,
             stall_cycles: 50_000,
             avoid_cables: Vec::new(),
+            host_read: RootComplexConfig::default().read_server,
+            gpu: GpuConfig::default(),
         }
     }
 }

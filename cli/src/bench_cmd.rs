@@ -1,0 +1,184 @@
+//! `peach2 bench pingpong`: the paper's ping-pong benchmark through the TCA driver on
+//! co-simulated chips; CSV on stdout (or a file), an SVG of the curves, a progress bar
+//! on a terminal.
+
+use crate::CliError;
+use clap::{Args, Subcommand, ValueEnum};
+use peach2_driver::Placement;
+use peach2_sim::topology::Topology;
+use peach2_testbench::pingpong::{self, BenchError, Mem, PingPong, Row};
+use peach2_testbench::plot::{self, Series};
+use peach2_testbench::profile::Profile;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+/// Benchmarks on the co-simulated cluster.
+#[derive(Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    command: BenchCommand,
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// DMA ping-pong between two nodes: latency and bandwidth per size.
+    Pingpong(PingPongArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MemArg {
+    Cpu,
+    Gpu,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DescArg {
+    Internal,
+    Host,
+}
+
+/// Ping-pong options.
+#[derive(Args)]
+struct PingPongArgs {
+    /// A preset (`ring2` .. `ring8`, `2x8`) or a topology file (`.toml`).
+    #[arg(long, default_value = "ring2")]
+    topology: String,
+    /// Node A (index in the topology).
+    #[arg(long, default_value_t = 0)]
+    src_node: usize,
+    /// Node B.
+    #[arg(long, default_value_t = 1)]
+    dst_node: usize,
+    /// Buffer memory; several (comma separated) give several curves.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "cpu")]
+    mem: Vec<MemArg>,
+    /// Descriptor placement; several (comma separated) give several curves.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "internal")]
+    desc: Vec<DescArg>,
+    /// Sizes: `8..4M` (powers of two) or a list `8,100,1K`.
+    #[arg(long, default_value = "8..4M")]
+    sizes: String,
+    /// Timed rounds per size.
+    #[arg(long, default_value_t = 3)]
+    iters: u32,
+    /// Model parameters: `ha-pacs` (calibrated) or `default`.
+    #[arg(long, default_value = "ha-pacs")]
+    profile: String,
+    /// Write the CSV here instead of stdout.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Draw latency and bandwidth curves into this SVG.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+}
+
+/// Runs `peach2 bench`.
+pub fn run(args: BenchArgs) -> Result<(), CliError> {
+    match args.command {
+        BenchCommand::Pingpong(a) => pingpong_cmd(a),
+    }
+}
+
+fn label(mem: Mem, desc: Placement) -> String {
+    let d = match desc {
+        Placement::Internal => "Internal",
+        Placement::Host => "Host",
+    };
+    let m = match mem {
+        Mem::Cpu => "CPU",
+        Mem::Gpu => "GPU",
+    };
+    format!("{d} ({m})")
+}
+
+fn pingpong_cmd(a: PingPongArgs) -> Result<(), CliError> {
+    let topology = Topology::load(&a.topology).map_err(|e| CliError::Input(e.to_string()))?;
+    let sizes = pingpong::parse_sizes(&a.sizes).map_err(CliError::Input)?;
+    let profile = Profile::by_name(&a.profile).ok_or_else(|| {
+        CliError::Input(format!(
+            "unknown profile {:?} ({})",
+            a.profile,
+            Profile::NAMES.join(", ")
+        ))
+    })?;
+    let mut runs = Vec::new();
+    for m in &a.mem {
+        for d in &a.desc {
+            let mem = match m {
+                MemArg::Cpu => Mem::Cpu,
+                MemArg::Gpu => Mem::Gpu,
+            };
+            let desc = match d {
+                DescArg::Internal => Placement::Internal,
+                DescArg::Host => Placement::Host,
+            };
+            runs.push((mem, desc));
+        }
+    }
+    let bar = std::io::stderr().is_terminal();
+    let total = runs.len() * sizes.len();
+    let mut results: Vec<(String, Vec<Row>)> = Vec::new();
+    for (i, &(mem, desc)) in runs.iter().enumerate() {
+        let cfg = PingPong {
+            topology: topology.clone(),
+            src: a.src_node,
+            dst: a.dst_node,
+            mem,
+            desc,
+            sizes: sizes.clone(),
+            iters: a.iters,
+            profile: profile.clone(),
+        };
+        let name = label(mem, desc);
+        let mut progress = |done: usize, _n: usize| {
+            if bar {
+                let k = i * sizes.len() + done;
+                let filled = 30 * k / total;
+                eprint!(
+                    "\r[{}{}] {k}/{total} {name} {} B   ",
+                    "#".repeat(filled),
+                    " ".repeat(30 - filled),
+                    sizes[done - 1]
+                );
+            }
+        };
+        let rows = pingpong::run(&cfg, &mut progress).map_err(|e| match e {
+            BenchError::Config(m) => CliError::Input(m),
+            other => CliError::Failure(other.to_string()),
+        })?;
+        results.push((name, rows));
+    }
+    if bar {
+        eprintln!();
+    }
+    let text = if results.len() == 1 {
+        pingpong::csv(&results[0].1)
+    } else {
+        // Several curves: one more column in front naming the curve.
+        let mut s = String::from("series,bytes,latency_us,bandwidth_gb_s\n");
+        for (name, rows) in &results {
+            for line in pingpong::csv(rows).lines().skip(1) {
+                s += &format!("{name},{line}\n");
+            }
+        }
+        s
+    };
+    match &a.csv {
+        Some(p) => std::fs::write(p, &text)
+            .map_err(|e| CliError::Failure(format!("write {}: {e}", p.display())))?,
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| CliError::Failure(e.to_string()))?,
+    }
+    if let Some(p) = &a.plot {
+        let series: Vec<Series> = results
+            .iter()
+            .map(|(label, rows)| Series {
+                label: label.clone(),
+                rows,
+            })
+            .collect();
+        plot::draw(p, &series).map_err(CliError::Failure)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,108 @@
+//! Chains placed where the chip reads them: in its internal descriptor memory (written
+//! by PIO, no fetch latency) or in host memory (written by the CPU, fetched by the chip,
+//! +1 read round trip per descriptor).
+
+use crate::error::TcaError;
+use crate::handle::MemKind;
+use crate::hw::{DmaMemory, Mmio, Region};
+use crate::plan::{HwCopy, Plan, Source};
+use peach2_regmap::dma::{desc_offset, flags, Descriptor, DESC_BYTES};
+
+/// Where a chain's descriptors live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Placement {
+    /// The chip's descriptor memory (up to 1024 descriptors shared by all channels).
+    Internal,
+    /// Host memory.
+    Host,
+}
+
+/// Where a placed chain's descriptors are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Placed {
+    /// Internal descriptors `first..first + count`.
+    Internal {
+        /// First index.
+        first: u32,
+        /// Descriptors.
+        count: u32,
+    },
+    /// Host memory region holding the descriptors.
+    Host(Region),
+}
+
+/// The hardware descriptors of `plan`, with `notify` flags per descriptor index, linked
+/// for `placement` (`base`: the first internal index or the host address).
+pub(crate) fn descriptors(
+    plan: &Plan,
+    notify: &[(usize, u32)],
+    bounce: Option<Region>,
+    placement: Placement,
+    base: u64,
+) -> Vec<Descriptor> {
+    let n = plan.copies.len();
+    plan.copies
+        .iter()
+        .enumerate()
+        .map(|(i, c): (usize, &HwCopy)| {
+            let src = match c.src {
+                Source::Direct(a) => a,
+                Source::Bounce(o) => {
+                    bounce
+                        .expect("a plan with stages has a bounce buffer")
+                        .bus_addr
+                        + o
+                }
+            };
+            let mut f = notify
+                .iter()
+                .filter(|(k, _)| *k == i)
+                .fold(0, |acc, (_, fl)| acc | fl);
+            if i + 1 == n {
+                f |= flags::LAST;
+            }
+            let next = match placement {
+                _ if i + 1 == n => 0,
+                Placement::Internal => (base + i as u64 + 1) * u64::from(DESC_BYTES),
+                Placement::Host => base + (i as u64 + 1) * u64::from(DESC_BYTES),
+            };
+            let mut d = Descriptor {
+                src,
+                dst: c.dst,
+                length: c.length,
+                flags: f,
+                next,
+                ..Default::default()
+            };
+            if let Some(s) = c.stride {
+                d.flags |= flags::TWO_D;
+                d.height = s.height;
+                d.src_pitch = s.src_pitch;
+                d.dst_pitch = s.dst_pitch;
+            }
+            d
+        })
+        .collect()
+}
+
+/// Writes internal descriptors starting at index `first` (one burst per descriptor).
+pub(crate) fn write_internal(
+    mmio: &mut impl Mmio,
+    first: u32,
+    descs: &[Descriptor],
+) -> Result<(), TcaError> {
+    for (i, d) in descs.iter().enumerate() {
+        mmio.write_block(desc_offset(first + i as u32), &d.to_dws())?;
+    }
+    Ok(())
+}
+
+/// Writes host descriptors into `region`.
+pub(crate) fn write_host(
+    mem: &mut impl DmaMemory,
+    region: Region,
+    descs: &[Descriptor],
+) -> Result<(), TcaError> {
+    let bytes: Vec<u8> = descs.iter().flat_map(|d| d.to_bytes()).collect();
+    mem.write(MemKind::Host, region.bus_addr, &bytes)
+}

@@ -1,0 +1,15 @@
+//! The TCA driver ([`peach2_driver`]) on co-simulated PEACH2 clusters ([`peach2_sim`]):
+//!
+//! - [`sim_backend`]: the driver's register-access and DMA-memory traits on a simulated
+//!   node (MMIO becomes TLPs on the chip's N port; buffers live in the simulated host
+//!   and GPU memories; CPU costs advance the cluster clock);
+//! - [`profile`]: the named HA-PACS/TCA parameter set, each value with its source;
+//! - [`pingpong`]: the paper's ping-pong benchmark (latency and bandwidth per size);
+//! - [`plot`]: the latency and bandwidth figures as SVG.
+
+#![warn(missing_docs)]
+
+pub mod pingpong;
+pub mod plot;
+pub mod profile;
+pub mod sim_backend;

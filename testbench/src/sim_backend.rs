@@ -1,0 +1,284 @@
+//! The driver's backends on a co-simulated cluster.
+//!
+//! One [`SimSystem`] owns the cluster; every node's driver gets a [`SimDevice`] sharing
+//! it. A driver call that needs the hardware moves the whole cluster's clock: an MMIO
+//! read runs the cluster until its completion is back, an MMIO write first spends the
+//! CPU's store cost, a poll of host memory spends one poll iteration. Programs that drive
+//! several nodes from one thread (a ping-pong) thus see one consistent clock.
+//!
+//! Buffers are carved out of each node's host window (`HOST_WINDOW`, 8 GiB) and its
+//! GPUs' BARs; the CPU reads and writes them directly in the models' memories.
+
+use crate::profile::{CpuCosts, Profile};
+use pcie_model::requester::RequestOutcome;
+use peach2_driver::alloc::RangeAlloc;
+use peach2_driver::hw::{DmaMemory, Mmio, Region};
+use peach2_driver::{MemKind, TcaError};
+use peach2_regmap::address::OFFSET_BITS;
+use peach2_regmap::dma::{channel_reg, CHANNELS, CH_CONTROL};
+use peach2_sim::cluster::{Backend, Cluster, BAR0_BASE, BAR2_BASE};
+use peach2_sim::setup::{bring_up, HOST_WINDOW};
+use peach2_sim::topology::Topology;
+use peach2_sim::SimError;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Cycles an MMIO read may take before it is reported as lost.
+const MMIO_READ_LIMIT: u64 = 100_000;
+
+/// A brought-up cluster with memory pools per node.
+pub struct SimSystem {
+    /// The cluster.
+    pub cluster: Cluster,
+    /// CPU costs.
+    pub cpu: CpuCosts,
+    host_heap: Vec<RangeAlloc>,
+    gpu_heap: Vec<Vec<RangeAlloc>>,
+}
+
+fn sim_err(e: SimError) -> TcaError {
+    TcaError::Device(e.to_string())
+}
+
+impl SimSystem {
+    /// Builds `topology` with `profile`'s parameters on the Verilated chips and brings
+    /// it up (enumeration, routes, windows, links ready).
+    pub fn new(mut topology: Topology, profile: &Profile) -> Result<SimSystem, SimError> {
+        let keep = (
+            topology.params.stall_cycles,
+            topology.params.avoid_cables.clone(),
+        );
+        topology.params = profile.params.clone();
+        (topology.params.stall_cycles, topology.params.avoid_cables) = keep;
+        let mut cluster = Cluster::new(topology, Backend::Verilated)?;
+        bring_up(&mut cluster)?;
+        let host_heap = cluster
+            .nodes
+            .iter()
+            .map(|_| RangeAlloc::new(HOST_WINDOW, 1 << OFFSET_BITS))
+            .collect();
+        let gpu_heap = cluster
+            .nodes
+            .iter()
+            .map(|n| {
+                n.host
+                    .gpus
+                    .iter()
+                    .map(|g| {
+                        let (base, size) = g.bar.unwrap_or((0, 0));
+                        RangeAlloc::new(base, size)
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(SimSystem {
+            cluster,
+            cpu: profile.cpu,
+            host_heap,
+            gpu_heap,
+        })
+    }
+
+    /// Wraps the system for sharing between nodes' drivers.
+    pub fn shared(self) -> Rc<RefCell<SimSystem>> {
+        Rc::new(RefCell::new(self))
+    }
+
+    /// Runs `cycles` cycles; a deadlock (traffic in flight, nothing moving) is an error.
+    pub fn run(&mut self, cycles: u64) -> Result<(), TcaError> {
+        for _ in 0..cycles {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    fn step(&mut self) -> Result<(), TcaError> {
+        self.cluster.step().map_err(sim_err)?;
+        self.cluster.check_progress(false).map_err(sim_err)
+    }
+
+    fn mmio_write(&mut self, node: usize, addr: u64, data: &[u8]) -> Result<(), TcaError> {
+        self.run(self.cpu.mmio_write)?;
+        self.cluster.nodes[node]
+            .host
+            .cpu()
+            .mmio_write(addr, data)
+            .map_err(|e| TcaError::Device(e.to_string()))
+    }
+
+    fn memory(
+        &mut self,
+        node: usize,
+        kind: MemKind,
+    ) -> Result<&mut pcie_model::memory::SparseMemory, TcaError> {
+        let host = &mut self.cluster.nodes[node].host;
+        match kind {
+            MemKind::Host => Ok(host.rc.host_memory_mut()),
+            MemKind::Gpu(g) => host
+                .gpus
+                .get_mut(usize::from(g))
+                .and_then(|g| g.endpoint.bar_memory_mut(1))
+                .ok_or(TcaError::NoMemory(kind)),
+        }
+    }
+
+    /// Converts a bus address of `kind` to an address in its model memory.
+    fn mem_addr(&self, node: usize, kind: MemKind, addr: u64) -> Result<u64, TcaError> {
+        match kind {
+            MemKind::Host => Ok(addr),
+            MemKind::Gpu(g) => {
+                let gpu = self.cluster.nodes[node].host.gpus.get(usize::from(g));
+                let (base, size) = gpu.and_then(|g| g.bar).ok_or(TcaError::NoMemory(kind))?;
+                addr.checked_sub(base)
+                    .filter(|o| *o < size)
+                    .ok_or_else(|| TcaError::Device(format!("{addr:#x} is outside GPU {g}'s BAR")))
+            }
+        }
+    }
+}
+
+/// One node's view of a [`SimSystem`]: implements the driver's traits.
+#[derive(Clone)]
+pub struct SimDevice {
+    sys: Rc<RefCell<SimSystem>>,
+    node: usize,
+}
+
+impl SimDevice {
+    /// Node `node` of `sys`.
+    pub fn new(sys: &Rc<RefCell<SimSystem>>, node: usize) -> Result<SimDevice, TcaError> {
+        if node >= sys.borrow().cluster.nodes.len() {
+            return Err(TcaError::Invalid(format!("no node {node} in the cluster")));
+        }
+        Ok(SimDevice {
+            sys: Rc::clone(sys),
+            node,
+        })
+    }
+}
+
+impl Mmio for SimDevice {
+    fn read32(&mut self, offset: u32) -> Result<u32, TcaError> {
+        let mut sys = self.sys.borrow_mut();
+        let n = self.node;
+        let h = sys.cluster.nodes[n]
+            .host
+            .cpu()
+            .mmio_read(BAR0_BASE + u64::from(offset), 4)
+            .map_err(|e| TcaError::Device(e.to_string()))?;
+        for _ in 0..MMIO_READ_LIMIT {
+            if let Some(r) = sys.cluster.nodes[n].host.rc.take_result(h) {
+                return match r {
+                    Ok(RequestOutcome::Read(b)) if b.len() == 4 => {
+                        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    }
+                    other => Err(TcaError::Device(format!(
+                        "MMIO read at BAR0+{offset:#x}: {other:?}"
+                    ))),
+                };
+            }
+            sys.step()?;
+        }
+        Err(TcaError::Device(format!(
+            "MMIO read at BAR0+{offset:#x}: no completion within {MMIO_READ_LIMIT} cycles\n{}",
+            sys.cluster.describe()
+        )))
+    }
+
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), TcaError> {
+        let mut sys = self.sys.borrow_mut();
+        let start = (0..CHANNELS).any(|c| channel_reg(c, CH_CONTROL) == offset);
+        if start {
+            let cost = sys.cpu.start_call;
+            sys.run(cost)?;
+        }
+        sys.mmio_write(
+            self.node,
+            BAR0_BASE + u64::from(offset),
+            &value.to_le_bytes(),
+        )
+    }
+
+    fn write64(&mut self, offset: u32, value: u64) -> Result<(), TcaError> {
+        self.sys.borrow_mut().mmio_write(
+            self.node,
+            BAR0_BASE + u64::from(offset),
+            &value.to_le_bytes(),
+        )
+    }
+
+    fn write_block(&mut self, offset: u32, values: &[u32]) -> Result<(), TcaError> {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.sys
+            .borrow_mut()
+            .mmio_write(self.node, BAR0_BASE + u64::from(offset), &bytes)
+    }
+
+    fn window_write(&mut self, offset: u64, data: &[u8]) -> Result<(), TcaError> {
+        self.sys
+            .borrow_mut()
+            .mmio_write(self.node, BAR2_BASE + offset, data)
+    }
+}
+
+impl DmaMemory for SimDevice {
+    fn kinds(&self) -> Vec<MemKind> {
+        let sys = self.sys.borrow();
+        let gpus = sys.cluster.nodes[self.node].host.gpus.len() as u8;
+        std::iter::once(MemKind::Host)
+            .chain((0..gpus).map(MemKind::Gpu))
+            .collect()
+    }
+
+    fn alloc(&mut self, kind: MemKind, size: u64, align: u64) -> Result<Region, TcaError> {
+        let mut sys = self.sys.borrow_mut();
+        let n = self.node;
+        let heap = match kind {
+            MemKind::Host => &mut sys.host_heap[n],
+            MemKind::Gpu(g) => sys.gpu_heap[n]
+                .get_mut(usize::from(g))
+                .ok_or(TcaError::NoMemory(kind))?,
+        };
+        let bus_addr = heap
+            .alloc(size, align)
+            .map_err(|_| TcaError::OutOfMemory { kind, size })?;
+        Ok(Region { bus_addr, size })
+    }
+
+    fn free(&mut self, kind: MemKind, region: Region) -> Result<(), TcaError> {
+        let mut sys = self.sys.borrow_mut();
+        let n = self.node;
+        let heap = match kind {
+            MemKind::Host => &mut sys.host_heap[n],
+            MemKind::Gpu(g) => sys.gpu_heap[n]
+                .get_mut(usize::from(g))
+                .ok_or(TcaError::NoMemory(kind))?,
+        };
+        heap.free(region.bus_addr, region.size)
+            .map_err(|e| TcaError::Invalid(e.to_string()))
+    }
+
+    fn read(&mut self, kind: MemKind, addr: u64, buf: &mut [u8]) -> Result<(), TcaError> {
+        let mut sys = self.sys.borrow_mut();
+        let a = sys.mem_addr(self.node, kind, addr)?;
+        sys.memory(self.node, kind)?
+            .read(a, buf)
+            .map_err(|e| TcaError::Device(format!("{e:?}")))
+    }
+
+    fn write(&mut self, kind: MemKind, addr: u64, data: &[u8]) -> Result<(), TcaError> {
+        let mut sys = self.sys.borrow_mut();
+        let a = sys.mem_addr(self.node, kind, addr)?;
+        sys.memory(self.node, kind)?
+            .write(a, data)
+            .map_err(|e| TcaError::Device(format!("{e:?}")))
+    }
+
+    fn poll32(&mut self, addr: u64) -> Result<u32, TcaError> {
+        let poll = self.sys.borrow().cpu.poll;
+        self.sys.borrow_mut().run(poll)?;
+        let mut b = [0u8; 4];
+        self.read(MemKind::Host, addr, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+}
