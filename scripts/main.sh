@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: set up, build, export the PEACH2 core to Verilog and check it with the
-# open tools, co-simulate a two-node ring on the Verilated core, and show the TLP tool.
+# open tools, co-simulate a two-node ring on the Verilated core, run the driver's DMA
+# ping-pong (the paper's latency and bandwidth figures), and show the TLP tool.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -12,6 +13,12 @@ echo "== Verilog export and open checks (out/verilog)"
 
 echo "== Co-simulation: two chips cabled into a ring, every node writing to its neighbour"
 "$peach2" sim --topology ring2 --scenario neighbor --cycles 200000 --json
+
+echo "== The paper's figures 2 and 3: DMA ping-pong between adjacent nodes through the driver"
+"$peach2" bench pingpong --mem cpu,gpu --desc internal,host \
+  --csv out/pingpong.csv --plot out/pingpong.svg
+echo "(out/pingpong.csv, out/pingpong.svg)"
+grep -E ',(8|4194304),' out/pingpong.csv
 
 echo "== TLP tool"
 for tlp in "00000010 01000aff f7c00000" "4a000001 00000004 01000a00 78563412" \

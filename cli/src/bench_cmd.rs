@@ -43,6 +43,9 @@ struct PingPongArgs {
     /// A preset (`ring2` .. `ring8`, `2x8`) or a topology file (`.toml`).
     #[arg(long, default_value = "ring2")]
     topology: String,
+    /// Routing: `dateline` (deadlock-free) or `shortest` (see `peach2 sim --help`).
+    #[arg(long, default_value = "dateline")]
+    routing: String,
     /// Node A (index in the topology).
     #[arg(long, default_value_t = 0)]
     src_node: usize,
@@ -92,7 +95,9 @@ fn label(mem: Mem, desc: Placement) -> String {
 }
 
 fn pingpong_cmd(a: PingPongArgs) -> Result<(), CliError> {
-    let topology = Topology::load(&a.topology).map_err(|e| CliError::Input(e.to_string()))?;
+    let topology = Topology::load(&a.topology)
+        .and_then(|t| t.with_routing(&a.routing))
+        .map_err(|e| CliError::Input(e.to_string()))?;
     let sizes = pingpong::parse_sizes(&a.sizes).map_err(CliError::Input)?;
     let profile = Profile::by_name(&a.profile).ok_or_else(|| {
         CliError::Input(format!(

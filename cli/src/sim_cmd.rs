@@ -27,9 +27,10 @@ pub struct SimArgs {
     /// Bytes per PIO write.
     #[arg(long, default_value_t = 256)]
     chunk: usize,
-    /// Routing: `shortest` (rings may deadlock under all-to-all traffic) or `dateline`
-    /// (routes avoid each ring's wrap-around cable: deadlock-free).
-    #[arg(long, default_value = "shortest")]
+    /// Routing: `dateline` (routes avoid each ring's wrap-around cable: deadlock-free)
+    /// or `shortest` (both ways round a ring; rings can deadlock under all-to-all
+    /// traffic, as the chip has no virtual channels).
+    #[arg(long, default_value = "dateline")]
     routing: String,
     /// Chip model: `verilated` or `rust-hdl` (slow; for cross-checks).
     #[arg(long, default_value = "verilated")]
@@ -79,16 +80,9 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             args.chunk
         )));
     }
-    let mut topology = Topology::load(&args.topology).map_err(sim_error)?;
-    match args.routing.as_str() {
-        "shortest" => {}
-        "dateline" => topology = topology.with_dateline().map_err(sim_error)?,
-        r => {
-            return Err(CliError::Input(format!(
-                "unknown routing {r:?} (shortest, dateline)"
-            )))
-        }
-    }
+    let topology = Topology::load(&args.topology)
+        .and_then(|t| t.with_routing(&args.routing))
+        .map_err(sim_error)?;
     let t0 = Instant::now();
     let mut c = Cluster::new(topology, backend).map_err(sim_error)?;
     if let Some(path) = &args.tlp_log {

@@ -98,12 +98,24 @@ impl DescList {
         len: u64,
         wait: Option<Wait>,
     ) -> &mut Self {
+        self.push(dst, dst_off, src, src_off, Shape::Linear { len }, wait)
+    }
+
+    fn push(
+        &mut self,
+        dst: &Handle,
+        dst_off: u64,
+        src: &Handle,
+        src_off: u64,
+        shape: Shape,
+        wait: Option<Wait>,
+    ) -> &mut Self {
         self.copies.push(Copy {
             dst: *dst,
             dst_off,
             src: *src,
             src_off,
-            shape: Shape::Linear { len },
+            shape,
             wait,
             notify_self: false,
         });
@@ -124,21 +136,13 @@ impl DescList {
         height: u64,
         wait: Option<Wait>,
     ) -> &mut Self {
-        self.copies.push(Copy {
-            dst: *dst,
-            dst_off,
-            src: *src,
-            src_off,
-            shape: Shape::Block {
-                width,
-                height,
-                dst_pitch,
-                src_pitch,
-            },
-            wait,
-            notify_self: false,
-        });
-        self
+        let shape = Shape::Block {
+            width,
+            height,
+            dst_pitch,
+            src_pitch,
+        };
+        self.push(dst, dst_off, src, src_off, shape, wait)
     }
 
     /// Sets "notify self" on the last copy.

@@ -195,6 +195,20 @@ impl Topology {
         Ok(self)
     }
 
+    /// Routing by name: `dateline` ([`Topology::with_dateline`], deadlock-free, the
+    /// default of the tools) or `shortest` (shortest paths, both ways round a ring: more
+    /// bandwidth, but the chip has no virtual channels, so a ring under all-to-all
+    /// traffic can deadlock on credits; kept for studying exactly that).
+    pub fn with_routing(self, routing: &str) -> Result<Self, SimError> {
+        match routing {
+            "dateline" => self.with_dateline(),
+            "shortest" => Ok(self),
+            r => Err(SimError::Topology(format!(
+                "unknown routing {r:?} (dateline, shortest)"
+            ))),
+        }
+    }
+
     /// Parses a TOML topology.
     pub fn from_toml(text: &str) -> Result<Self, SimError> {
         let t: Self = toml::from_str(text).map_err(|e| SimError::Topology(e.to_string()))?;

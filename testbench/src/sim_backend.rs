@@ -106,6 +106,16 @@ impl SimSystem {
             .map_err(|e| TcaError::Device(e.to_string()))
     }
 
+    /// The allocator of `kind` on `node`.
+    fn heap(&mut self, node: usize, kind: MemKind) -> Result<&mut RangeAlloc, TcaError> {
+        match kind {
+            MemKind::Host => Ok(&mut self.host_heap[node]),
+            MemKind::Gpu(g) => self.gpu_heap[node]
+                .get_mut(usize::from(g))
+                .ok_or(TcaError::NoMemory(kind)),
+        }
+    }
+
     fn memory(
         &mut self,
         node: usize,
@@ -232,13 +242,7 @@ impl DmaMemory for SimDevice {
 
     fn alloc(&mut self, kind: MemKind, size: u64, align: u64) -> Result<Region, TcaError> {
         let mut sys = self.sys.borrow_mut();
-        let n = self.node;
-        let heap = match kind {
-            MemKind::Host => &mut sys.host_heap[n],
-            MemKind::Gpu(g) => sys.gpu_heap[n]
-                .get_mut(usize::from(g))
-                .ok_or(TcaError::NoMemory(kind))?,
-        };
+        let heap = sys.heap(self.node, kind)?;
         let bus_addr = heap
             .alloc(size, align)
             .map_err(|_| TcaError::OutOfMemory { kind, size })?;
@@ -247,13 +251,7 @@ impl DmaMemory for SimDevice {
 
     fn free(&mut self, kind: MemKind, region: Region) -> Result<(), TcaError> {
         let mut sys = self.sys.borrow_mut();
-        let n = self.node;
-        let heap = match kind {
-            MemKind::Host => &mut sys.host_heap[n],
-            MemKind::Gpu(g) => sys.gpu_heap[n]
-                .get_mut(usize::from(g))
-                .ok_or(TcaError::NoMemory(kind))?,
-        };
+        let heap = sys.heap(self.node, kind)?;
         heap.free(region.bus_addr, region.size)
             .map_err(|e| TcaError::Invalid(e.to_string()))
     }

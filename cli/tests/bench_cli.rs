@@ -1,0 +1,119 @@
+//! Runs `peach2 bench pingpong`: CSV columns, the SVG, several curves, input errors.
+
+use std::process::{Command, Output};
+
+fn peach2(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_peach2"))
+        .args(args)
+        .output()
+        .expect("run peach2")
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("peach2-bench-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn pingpong_prints_csv_and_draws_the_figure() {
+    let svg = temp("pp.svg");
+    let out = peach2(&[
+        "bench",
+        "pingpong",
+        "--sizes",
+        "8..64",
+        "--iters",
+        "1",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("bytes,latency_us,bandwidth_gb_s"));
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|f| f.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(
+        rows.iter().map(|r| r[0]).collect::<Vec<_>>(),
+        [8.0, 16.0, 32.0, 64.0]
+    );
+    for r in &rows {
+        assert!((1.5..3.0).contains(&r[1]), "latency {r:?}");
+        let bw = r[0] / (r[1] * 1e3);
+        assert!(
+            (r[2] - bw).abs() < 0.002,
+            "bandwidth is bytes / latency: {r:?}"
+        );
+    }
+    let svg = std::fs::read_to_string(svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("Internal (CPU)"));
+}
+
+#[test]
+fn several_curves_get_a_series_column() {
+    let csv = temp("pp.csv");
+    let out = peach2(&[
+        "bench",
+        "pingpong",
+        "--sizes",
+        "16",
+        "--iters",
+        "1",
+        "--mem",
+        "cpu,gpu",
+        "--desc",
+        "internal,host",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "series,bytes,latency_us,bandwidth_gb_s");
+    let series: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(
+        series,
+        [
+            "Internal (CPU)",
+            "Host (CPU)",
+            "Internal (GPU)",
+            "Host (GPU)"
+        ]
+    );
+}
+
+#[test]
+fn bad_arguments_exit_2_with_one_line() {
+    for args in [
+        &["bench", "pingpong", "--sizes", "0"][..],
+        &["bench", "pingpong", "--sizes", "64..8"],
+        &["bench", "pingpong", "--src-node", "1", "--dst-node", "1"],
+        &["bench", "pingpong", "--dst-node", "5"],
+        &["bench", "pingpong", "--profile", "nope"],
+        &["bench", "pingpong", "--topology", "ring9"],
+        &["bench", "pingpong", "--mem", "tpu"],
+        &["bench", "pingpong", "--iters", "0"],
+        &["bench", "pingpong", "--routing", "random"],
+    ] {
+        let out = peach2(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !err.trim().is_empty() && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}
