@@ -435,3 +435,40 @@ fn illegal_requests_fail_before_touching_the_hardware() {
     a.free(&s2).unwrap();
     assert!(matches!(a.start(0), Err(TcaError::ForeignHandle { .. })));
 }
+
+#[test]
+fn handles_travel_as_bytes_and_arrivals_can_be_tested() {
+    let (_sys, mut d) = cluster("ring2");
+    let (a, b) = pair(&mut d, 0, 1);
+    let dst = buffer(b, MemKind::Gpu(0), 4096, &[GUARD; 4096]);
+    // What B would send A over MPI.
+    let wire = b.create_handle(&dst).unwrap().to_bytes();
+    let hd = peach2_driver::Handle::from_bytes(&wire).unwrap();
+    let data = pattern(77, 4096);
+    let src = buffer(a, MemKind::Host, 4096, &data);
+    let mut l = DescList::new();
+    l.memcpy(
+        &hd,
+        0,
+        &src.handle,
+        0,
+        4096,
+        Some(Wait {
+            slot: 5,
+            tag: 0xBEEF,
+        }),
+    );
+    a.set_chain(0, &l, Placement::Internal).unwrap();
+    assert!(!b.test_recv(5, 0xBEEF).unwrap(), "nothing sent yet");
+    a.start(0).unwrap();
+    let mut polls = 0;
+    while !b.test_recv(5, 0xBEEF).unwrap() {
+        polls += 1;
+        assert!(polls < 100_000, "the notification never came");
+    }
+    assert!(polls > 10, "the data needs time to arrive ({polls} polls)");
+    check_buffer(b, &dst, 0, &data, "exchanged handle");
+    // The slot was cleared when the arrival was seen.
+    assert!(!b.test_recv(5, 0xBEEF).unwrap());
+    assert_eq!(a.wait_dmac(0), Ok(1));
+}
