@@ -1,5 +1,6 @@
 //! Naming and writing generated Verilog.
 
+use super::split::split_comb_blocks;
 use crate::chip::Peach2Core;
 use rust_hdl::prelude::*;
 use std::path::{Path, PathBuf};
@@ -13,10 +14,12 @@ pub const LINT_WAIVERS: &str = include_str!("../../lint/verilator.vlt");
 /// Generates Verilog for `uut` with its top module called `name`.
 ///
 /// rust-hdl always calls the top module `top` and every submodule `top$<path>`; this
-/// renames both so several designs can live in one build without clashing.
+/// renames both so several designs can live in one build without clashing. Each module's
+/// combinational block is split into independent blocks ([`split_comb_blocks`]), which
+/// removes false combinational loops and lets simulators evaluate only what changed.
 pub fn block_verilog<B: Block>(uut: &mut B, name: &str) -> String {
     uut.connect_all();
-    rename_top(&generate_verilog(uut), name)
+    split_comb_blocks(&rename_top(&generate_verilog(uut), name))
 }
 
 /// Replaces the module name `top` (and the `top$` prefix of submodules) by `name`.

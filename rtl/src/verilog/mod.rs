@@ -1,9 +1,11 @@
 //! Verilog out of the rust-hdl design, and the open-source checks that it is synthesizable.
 //!
-//! `export` names and writes the modules; `checks` runs Verilator's lint, Icarus
+//! `export` names and writes the modules (after `split` has broken rust-hdl's one
+//! `always @(*)` per module into independent blocks); `checks` runs Verilator's lint, Icarus
 //! elaboration and a Yosys synthesis over them. The waivers the lint needs are in one
 //! file, `rtl/lint/verilator.vlt`, each with its reason.
 
 pub mod checks;
 pub mod export;
 pub mod resources;
+pub mod split;
