@@ -10,6 +10,8 @@
 //!
 //! The Verilator runtime comes from the `verilated-rt` crate (compiled once).
 
+#[path = "build/clocked.rs"]
+mod clocked;
 #[path = "build/ports.rs"]
 mod ports;
 #[path = "build/shim.rs"]
@@ -60,6 +62,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=build/ports.rs");
     println!("cargo:rerun-if-changed=build/shim.rs");
+    println!("cargo:rerun-if-changed=build/clocked.rs");
     let out = env_path("OUT_DIR");
     let t0 = Instant::now();
     let core = write_core(&out.join("rtl")).expect("write the exported core");
@@ -71,9 +74,6 @@ fn main() {
     let verilog = std::fs::read_to_string(&core.verilog).expect("read the exported core");
     let ports = ports::parse(&verilog, CORE_MODULE).unwrap_or_else(|e| panic!("{e}"));
     let class = format!("V{CORE_MODULE}");
-    std::fs::write(mdir.join("p2_shim.cpp"), shim::cpp(&class, &ports)).expect("write shim");
-    std::fs::write(out.join("ports.rs"), shim::rust(&ports)).expect("write port table");
-
     let mut cpps: Vec<String> = std::fs::read_dir(&mdir)
         .expect("read the Verilator output")
         .filter_map(|e| {
@@ -82,6 +82,24 @@ fn main() {
         })
         .collect();
     cpps.sort();
+    let sources: Vec<String> = cpps
+        .iter()
+        .map(|f| std::fs::read_to_string(mdir.join(f)).expect("read generated C++"))
+        .collect();
+    let clocked = clocked::eval_clocked(&class, &sources);
+    if clocked.is_none() {
+        println!(
+            "cargo:warning=the Verilated model's eval has an unexpected shape; \
+             every clock edge runs the full eval (slower, same results)"
+        );
+    }
+    std::fs::write(
+        mdir.join("p2_shim.cpp"),
+        shim::cpp(&class, &ports, clocked.as_deref()),
+    )
+    .expect("write shim");
+    std::fs::write(out.join("ports.rs"), shim::rust(&ports)).expect("write port table");
+
     cpps.push("p2_shim.cpp".to_string());
     let all: String = cpps.iter().map(|f| format!("#include \"{f}\"\n")).collect();
     let unity = mdir.join("p2_model_all.cpp");

@@ -28,6 +28,8 @@ extern "C" {
     ) -> c_int;
     fn p2_model_delete(model: *mut c_void);
     fn p2_model_eval(model: *mut c_void, err: *mut c_char, errlen: usize) -> c_int;
+    fn p2_model_eval_clocked(model: *mut c_void, err: *mut c_char, errlen: usize) -> c_int;
+    fn p2_has_clocked_eval() -> c_int;
     fn p2_model_final(model: *mut c_void, err: *mut c_char, errlen: usize) -> c_int;
     fn p2_port_count() -> usize;
     fn p2_model_ports(model: *mut c_void, table: *mut *mut c_void);
@@ -68,6 +70,17 @@ fn c_string(what: &str, s: &str) -> Result<CString, SimError> {
         chip: what.to_string(),
         message: format!("name {s:?} contains a NUL byte"),
     })
+}
+
+/// Writes `v` at `p`; true if the stored value changed.
+///
+/// # Safety
+/// `p` must be valid for reads and writes of a `T`.
+#[inline]
+unsafe fn store<T: PartialEq + Copy>(p: *mut T, v: T) -> bool {
+    let changed = *p != v;
+    *p = v;
+    changed
 }
 
 /// One `VerilatedContext` (time, tracing switch, error state) shared by models.
@@ -121,6 +134,8 @@ pub struct VlCore {
     ports: Vec<*mut u8>,
     decls: &'static [PortDecl],
     failed: Option<String>,
+    /// An input other than the clock changed since the last full eval (or none ran yet).
+    inputs_changed: bool,
 }
 
 impl VlCore {
@@ -148,6 +163,7 @@ impl VlCore {
             ports: table.into_iter().map(|p| p.cast::<u8>()).collect(),
             decls: &PORTS,
             failed: None,
+            inputs_changed: true,
         })
     }
 
@@ -156,25 +172,44 @@ impl VlCore {
         &self.name
     }
 
-    /// Writes input `pin` (value masked to the port's width).
+    /// Writes input `pin` (value masked to the port's width). A new value makes the next
+    /// eval a full one.
     #[inline]
     pub fn set(&mut self, pin: usize, value: u128) {
+        if self.write(pin, value) {
+            self.inputs_changed = true;
+        }
+    }
+
+    /// Writes the clock input `pin`: a clock change alone lets [`VlCore::eval_clocked`]
+    /// skip the input region. Only for the clock; every other input goes through
+    /// [`VlCore::set`].
+    #[inline]
+    pub fn set_clock(&mut self, pin: usize, value: bool) {
+        self.write(pin, u128::from(value));
+    }
+
+    /// Stores `value` (masked) into `pin`; true if the stored value changed.
+    #[inline]
+    fn write(&mut self, pin: usize, value: u128) -> bool {
         let w = self.decls[pin].width;
         let p = self.ports[pin];
         // SAFETY: the pointer addresses this port's storage, whose C type follows the
         // width (CData/SData/IData/QData, or VlWide<4> words).
         unsafe {
             match w {
-                1..=8 => *p = (value as u8) & (((1u16 << w) - 1) as u8),
-                9..=16 => *(p as *mut u16) = (value as u16) & (((1u32 << w) - 1) as u16),
-                17..=32 => *(p as *mut u32) = (value as u32) & (((1u64 << w) - 1) as u32),
-                33..=64 => *(p as *mut u64) = (value as u64) & (u64::MAX >> (64 - w)),
+                1..=8 => store(p, (value as u8) & (((1u16 << w) - 1) as u8)),
+                9..=16 => store(p.cast(), (value as u16) & (((1u32 << w) - 1) as u16)),
+                17..=32 => store(p.cast(), (value as u32) & (((1u64 << w) - 1) as u32)),
+                33..=64 => store(p.cast(), (value as u64) & (u64::MAX >> (64 - w))),
                 _ => {
                     let words = p as *mut u32;
                     let v = value & (u128::MAX >> (128 - w));
+                    let mut changed = false;
                     for k in 0..(w as usize).div_ceil(32) {
-                        *words.add(k) = (v >> (32 * k)) as u32;
+                        changed |= store(words.add(k), (v >> (32 * k)) as u32);
                     }
+                    changed
                 }
             }
         }
@@ -205,6 +240,15 @@ impl VlCore {
     /// Evaluates the model (after changing inputs or the clock).
     #[inline]
     pub fn eval(&mut self) -> Result<(), SimError> {
+        self.call_eval(p2_model_eval)?;
+        self.inputs_changed = false;
+        Ok(())
+    }
+
+    fn call_eval(
+        &mut self,
+        f: unsafe extern "C" fn(*mut c_void, *mut c_char, usize) -> c_int,
+    ) -> Result<(), SimError> {
         if let Some(m) = &self.failed {
             return Err(SimError::Verilator {
                 chip: self.name.clone(),
@@ -213,11 +257,30 @@ impl VlCore {
         }
         let ptr = self.handle.ptr;
         // SAFETY: live model; the shim catches every C++ exception.
-        let r = checked(&self.name, |e, l| unsafe { p2_model_eval(ptr, e, l) });
+        let r = checked(&self.name, |e, l| unsafe { f(ptr, e, l) });
         if let Err(SimError::Verilator { message, .. }) = &r {
             self.failed = Some(message.clone());
         }
         r
+    }
+
+    /// Evaluates after a clock change: when no other input changed since the last full
+    /// eval, only the clocked regions run, because the input region's results still hold
+    /// (no logic in it reads the clock); otherwise a full [`VlCore::eval`]. The results
+    /// are the same either way.
+    #[inline]
+    pub fn eval_clocked(&mut self) -> Result<(), SimError> {
+        if self.inputs_changed {
+            return self.eval();
+        }
+        self.call_eval(p2_model_eval_clocked)
+    }
+
+    /// Whether the build derived the clocked-only eval from the model (if not,
+    /// [`VlCore::eval_clocked`] always runs the full eval).
+    pub fn has_clocked_eval() -> bool {
+        // SAFETY: plain query.
+        unsafe { p2_has_clocked_eval() != 0 }
     }
 
     /// Runs the model's `final` blocks.
