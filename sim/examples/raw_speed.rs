@@ -1,11 +1,13 @@
 //! Speed of the raw Verilated core, without any cluster around it: one chip settling and
 //! ticking with constant inputs (idle), and with random traffic on all ports.
+//! `clocked_eval` says whether clock edges with unchanged inputs skip Verilator's input
+//! region (see `VlCore::eval_clocked`).
 //!
 //! `cargo run --release -p peach2-sim --example raw_speed [cycles]`
 
 use peach2_sim::chip::{reset, Chip, VlChip};
 use peach2_sim::stimulus::RandomStimulus;
-use peach2_sim::verilated::VlContext;
+use peach2_sim::verilated::{VlContext, VlCore};
 use std::time::Instant;
 
 fn main() -> Result<(), peach2_sim::SimError> {
@@ -32,8 +34,9 @@ fn main() -> Result<(), peach2_sim::SimError> {
     }
     let busy = cycles as f64 / t.elapsed().as_secs_f64();
     println!(
-        "{{\"raw_idle_cycles_per_s\":{idle:.0},\"raw_random_traffic_cycles_per_s\":{busy:.0},\"state_bytes\":{}}}",
-        chip.core().state().len()
+        "{{\"raw_idle_cycles_per_s\":{idle:.0},\"raw_random_traffic_cycles_per_s\":{busy:.0},\"state_bytes\":{},\"clocked_eval\":{}}}",
+        chip.core().state().len(),
+        VlCore::has_clocked_eval()
     );
     Ok(())
 }
