@@ -5,7 +5,10 @@
 use crate::CliError;
 use clap::{Args, Subcommand, ValueEnum};
 use peach2_driver::Placement;
+use peach2_sim::scenario::Kind;
+use peach2_sim::speed;
 use peach2_sim::topology::Topology;
+use peach2_sim::SimError;
 use peach2_testbench::pingpong::{self, BenchError, Mem, PingPong, Row};
 use peach2_testbench::plot::{self, Series};
 use peach2_testbench::profile::Profile;
@@ -23,6 +26,29 @@ pub struct BenchArgs {
 enum BenchCommand {
     /// DMA ping-pong between two nodes: latency and bandwidth per size.
     Pingpong(PingPongArgs),
+    /// Simulation speed: the raw Verilated core, then clusters under traffic on every
+    /// node; one JSON object per line, with the engine's overhead.
+    SimSpeed(SimSpeedArgs),
+}
+
+/// Simulation-speed options.
+#[derive(Args)]
+struct SimSpeedArgs {
+    /// Topologies to run (comma separated presets or files).
+    #[arg(long, value_delimiter = ',', default_value = "ring2,2x8")]
+    topology: Vec<String>,
+    /// Traffic on every node: `neighbor`, `alltoall`, `pingpong` or `idle`.
+    #[arg(long, default_value = "neighbor")]
+    scenario: String,
+    /// Routing: `dateline` or `shortest`.
+    #[arg(long, default_value = "dateline")]
+    routing: String,
+    /// Cluster cycles of traffic per topology.
+    #[arg(long, default_value_t = 20_000)]
+    cycles: u64,
+    /// Cycles of the raw core (idle, then random traffic).
+    #[arg(long, default_value_t = 200_000)]
+    raw_cycles: u64,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -79,6 +105,7 @@ struct PingPongArgs {
 pub fn run(args: BenchArgs) -> Result<(), CliError> {
     match args.command {
         BenchCommand::Pingpong(a) => pingpong_cmd(a),
+        BenchCommand::SimSpeed(a) => sim_speed_cmd(a),
     }
 }
 
@@ -184,6 +211,67 @@ fn pingpong_cmd(a: PingPongArgs) -> Result<(), CliError> {
             })
             .collect();
         plot::draw(p, &series).map_err(CliError::Failure)?;
+    }
+    Ok(())
+}
+
+fn sim_speed_cmd(a: SimSpeedArgs) -> Result<(), CliError> {
+    let kind: Kind = a
+        .scenario
+        .parse()
+        .map_err(|e: SimError| CliError::Input(e.to_string()))?;
+    if a.cycles == 0 || a.raw_cycles == 0 {
+        return Err(CliError::Input(
+            "--cycles and --raw-cycles must be positive".into(),
+        ));
+    }
+    let topologies = a
+        .topology
+        .iter()
+        .map(|t| {
+            Topology::load(t)
+                .and_then(|t| t.with_routing(&a.routing))
+                .map_err(|e| CliError::Input(e.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let failed = |e: SimError| CliError::Failure(e.to_string());
+    let raw = speed::raw(a.raw_cycles).map_err(failed)?;
+    println!(
+        "{}",
+        serde_json::json!({
+            "model": "raw Verilated core",
+            "idle_cycles_per_s": raw.idle_cycles_per_s.round(),
+            "random_traffic_cycles_per_s": raw.random_cycles_per_s.round(),
+            "clocked_eval": raw.clocked_eval,
+        })
+    );
+    for (name, topo) in a.topology.iter().zip(topologies) {
+        let nodes = topo.nodes.len();
+        let s = speed::cluster(topo, kind, 256, a.cycles).map_err(failed)?;
+        let chip_cycles = s.cycles_per_s * nodes as f64;
+        println!(
+            "{}",
+            serde_json::json!({
+                "topology": name,
+                "scenario": a.scenario,
+                "nodes": nodes,
+                "cycles": s.cycles,
+                "wall_s": s.wall_s,
+                "cycles_per_s": s.cycles_per_s.round(),
+                "chip_cycles_per_s": chip_cycles.round(),
+                // Above 1: the cluster costs more per chip-cycle than the raw core
+                // under random traffic (links, hosts, scoreboard).
+                "engine_overhead": (raw.random_cycles_per_s / chip_cycles * 100.0).round() / 100.0,
+                "bytes_delivered": s.bytes_delivered,
+                "errors": s.errors,
+            })
+        );
+        if s.errors > 0 {
+            return Err(CliError::Failure(format!(
+                "scoreboard: {:?}",
+                s.first_errors
+            )));
+        }
     }
     Ok(())
 }

@@ -117,3 +117,43 @@ fn bad_arguments_exit_2_with_one_line() {
         );
     }
 }
+
+#[test]
+fn sim_speed_reports_raw_core_and_clusters() {
+    let out = peach2(&[
+        "bench",
+        "sim-speed",
+        "--topology",
+        "ring2,ring4",
+        "--cycles",
+        "2000",
+        "--raw-cycles",
+        "2000",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0]["random_traffic_cycles_per_s"].as_f64().unwrap() > 0.0);
+    for (l, nodes) in lines[1..].iter().zip([2, 4]) {
+        assert_eq!(l["nodes"], nodes);
+        assert_eq!(l["cycles"], 2000);
+        assert_eq!(l["errors"], 0);
+        assert!(l["bytes_delivered"].as_u64().unwrap() > 0, "{l}");
+        assert!(l["engine_overhead"].as_f64().unwrap() > 0.0);
+    }
+    for bad in [
+        &["bench", "sim-speed", "--scenario", "storm"][..],
+        &["bench", "sim-speed", "--topology", "ring1"],
+        &["bench", "sim-speed", "--cycles", "0"],
+    ] {
+        assert_eq!(peach2(bad).status.code(), Some(2), "{bad:?}");
+    }
+}

@@ -21,6 +21,7 @@ pub mod node;
 pub mod pins;
 pub mod scenario;
 pub mod setup;
+pub mod speed;
 pub mod stall;
 pub mod stimulus;
 pub mod topology;

@@ -111,9 +111,8 @@ pub struct SynthReport {
 
 /// Runs Yosys' generic synthesis (`synth -flatten` up to `fine`, memories kept as
 /// memories rather than mapped to flip-flops, then gate mapping) and reads its
-/// statistics. Fails if any latch is inferred
-/// or if `check -assert` finds a combinational loop (Verilator's UNOPTFLAT is waived as a
-/// false positive of rust-hdl's one-always-per-module output; this is the real check).
+/// statistics. Fails if any latch is inferred or if `check -assert` finds a combinational
+/// loop (the per-bit loop check; Verilator judges loops per variable).
 pub fn yosys_synth(file: &Path, top: &str) -> Result<SynthReport, CheckError> {
     let script = format!(
         "read_verilog -sv {}; synth -flatten -top {top} -run :fine; \

@@ -26,10 +26,11 @@
 //! taken at a sink in cycle t is offered at its source in cycle t+1; every output still
 //! moves one beat per cycle.
 //!
-//! All of this is one rust-hdl block on purpose: rust-hdl writes one `always @(*)` per
-//! module, and Verilator judges combinational loops per `always` block, so an arbiter or
-//! a skid buffer as a child module (written and read back in the same cycle) reads as a
-//! false loop (UNOPTFLAT).
+//! All of this is one rust-hdl block on purpose: it was written when rust-hdl's one
+//! `always @(*)` per module made an arbiter or skid buffer child (written and read back in
+//! the same cycle) a false loop for Verilator (UNOPTFLAT). The export's split pass
+//! (`verilog::split`) has since removed that limit; the block is kept whole because its
+//! tests and figures are of it as one stage.
 
 use crate::stream::{TlpSink, TlpSource, DATA_BITS, ENDPOINT_BITS, NUM_ENDPOINTS};
 use rust_hdl::prelude::*;
