@@ -32,6 +32,10 @@ fn dmac_datapath_blocks_lint_clean() {
         "dma_dest_route",
     );
     lint(&mut super::read_req::ReadReq::default(), "dma_read_req");
+    lint(
+        &mut super::round_robin::RoundRobin4::default(),
+        "dma_round_robin",
+    );
     lint(&mut super::write_gen::WriteGen::new(), "dma_write_gen");
 }
 

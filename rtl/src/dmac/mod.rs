@@ -28,6 +28,7 @@ pub mod desc_check;
 pub mod desc_ram;
 pub mod dest_route;
 pub mod read_req;
+pub mod round_robin;
 pub mod write_gen;
 
 #[cfg(test)]

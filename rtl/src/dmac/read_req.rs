@@ -3,6 +3,7 @@
 //! the N port's requester id and the channel's tag. The grant tells the channel and the
 //! reassembly stage (which records where the tag's data goes) in the same cycle.
 
+use super::round_robin::RoundRobin4;
 use crate::stream::TlpSource;
 use rust_hdl::prelude::*;
 
@@ -41,8 +42,7 @@ pub struct ReadReq {
     out_valid: DFF<Bit>,
     out_data: DFF<Bits<128>>,
     out_empty: DFF<Bits<2>>,
-    above: Signal<Local, Bits<4>>,
-    cand: Signal<Local, Bits<4>>,
+    rr: RoundRobin4,
     pick: Signal<Local, Bits<2>>,
     fire: Signal<Local, Bit>,
     addr: Signal<Local, Bits<64>>,
@@ -58,33 +58,9 @@ impl Logic for ReadReq {
     fn update(&mut self) {
         dff_setup!(self, clock, last, out_valid, out_data, out_empty);
         // Round robin: channels after the last one granted first.
-        self.above.next = 0.into();
-        if self.last.q.val() == 0 {
-            self.above.next = 0xE.into();
-        }
-        if self.last.q.val() == 1 {
-            self.above.next = 0xC.into();
-        }
-        if self.last.q.val() == 2 {
-            self.above.next = 0x8.into();
-        }
-        self.cand.next = self.rd_valid.val() & self.above.val();
-        if self.cand.val() == 0 {
-            self.cand.next = self.rd_valid.val();
-        }
-        self.pick.next = 0.into();
-        if self.cand.val().get_bit(3) {
-            self.pick.next = 3.into();
-        }
-        if self.cand.val().get_bit(2) {
-            self.pick.next = 2.into();
-        }
-        if self.cand.val().get_bit(1) {
-            self.pick.next = 1.into();
-        }
-        if self.cand.val().get_bit(0) {
-            self.pick.next = 0.into();
-        }
+        self.rr.request.next = self.rd_valid.val();
+        self.rr.last.next = self.last.q.val();
+        self.pick.next = self.rr.pick.val();
         self.addr.next = self.rd_addr[0].val();
         self.len.next = self.rd_len_dw[0].val();
         self.tag.next = self.rd_tag[0].val();

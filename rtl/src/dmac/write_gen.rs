@@ -10,6 +10,7 @@
 //! has room for what is in flight, and picks the next TLP in the cycle it issues the last
 //! beat of the current one, so back-to-back TLPs leave one beat per cycle.
 
+use super::round_robin::RoundRobin4;
 use crate::stream::fifo::TlpFifo;
 use crate::stream::TlpSource;
 use rust_hdl::prelude::*;
@@ -67,8 +68,7 @@ pub struct WriteGen {
     sb_eop: DFF<Bit>,
     sb_empty: DFF<Bits<2>>,
     sb_dest: DFF<Bits<3>>,
-    above: Signal<Local, Bits<4>>,
-    cand: Signal<Local, Bits<4>>,
+    rr: RoundRobin4,
     pick: Signal<Local, Bits<2>>,
     issue: Signal<Local, Bit>,
     last_beat: Signal<Local, Bit>,
@@ -130,8 +130,7 @@ impl WriteGen {
             sb_eop: Default::default(),
             sb_empty: Default::default(),
             sb_dest: Default::default(),
-            above: Default::default(),
-            cand: Default::default(),
+            rr: Default::default(),
             pick: Default::default(),
             issue: Default::default(),
             last_beat: Default::default(),
@@ -290,33 +289,9 @@ impl Logic for WriteGen {
         }
 
         // Pick the next TLP when idle or while issuing the current one's last beat.
-        self.above.next = 0.into();
-        if self.last.q.val() == 0 {
-            self.above.next = 0xE.into();
-        }
-        if self.last.q.val() == 1 {
-            self.above.next = 0xC.into();
-        }
-        if self.last.q.val() == 2 {
-            self.above.next = 0x8.into();
-        }
-        self.cand.next = self.wr_valid.val() & self.above.val();
-        if self.cand.val() == 0 {
-            self.cand.next = self.wr_valid.val();
-        }
-        self.pick.next = 0.into();
-        if self.cand.val().get_bit(3) {
-            self.pick.next = 3.into();
-        }
-        if self.cand.val().get_bit(2) {
-            self.pick.next = 2.into();
-        }
-        if self.cand.val().get_bit(1) {
-            self.pick.next = 1.into();
-        }
-        if self.cand.val().get_bit(0) {
-            self.pick.next = 0.into();
-        }
+        self.rr.request.next = self.wr_valid.val();
+        self.rr.last.next = self.last.q.val();
+        self.pick.next = self.rr.pick.val();
         self.g_addr.next = self.wr_addr[0].val();
         self.g_len.next = self.wr_len_dw[0].val();
         self.g_pos.next = self.wr_pos[0].val();
