@@ -1,18 +1,11 @@
 //! Runs `peach2 sim`: the JSON summary, the TLP log, the VCD, and input errors.
 
-use std::process::{Command, Output};
+mod support;
 
-fn peach2(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_peach2"))
-        .args(args)
-        .output()
-        .expect("run peach2")
-}
+use support::peach2;
 
 fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("peach2-sim-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    support::temp("sim-cli", name)
 }
 
 #[test]
