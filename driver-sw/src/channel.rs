@@ -20,8 +20,10 @@ use peach2_regmap::dma::{
 pub(crate) struct Prepared {
     placed: Placed,
     plan: Plan,
-    /// Destination handle of each edge of the plan.
-    edge_dst: Vec<Handle>,
+    /// Source memory and destination handle of each edge of the plan.
+    edge_ends: Vec<(MemKind, Handle)>,
+    /// Source memory of each stage of the plan.
+    stage_src: Vec<MemKind>,
     bounce: Option<Region>,
     /// Local allocations the chain reads or writes (refused at start once freed).
     uses: Vec<Handle>,
@@ -117,7 +119,8 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             return Err(TcaError::EmptyList);
         }
         let mut plan = Plan::default();
-        let mut edge_dst = Vec::new();
+        let mut edge_ends = Vec::new();
+        let mut stage_src = Vec::new();
         let mut uses = Vec::new();
         let mut notify: Vec<(usize, u32)> = Vec::new();
         let mut rx: Option<(u64, u32)> = None;
@@ -129,7 +132,7 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             if copy.dst.node == self.node {
                 uses.push(copy.dst);
             }
-            let (e0, c0) = (plan.edges.len(), plan.copies.len());
+            let (e0, s0, c0) = (plan.edges.len(), plan.stages.len(), plan.copies.len());
             match copy.shape {
                 Shape::Linear { len } => plan.copy_1d(dst, src, len),
                 Shape::Block {
@@ -139,7 +142,9 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
                     src_pitch,
                 } => plan.copy_2d(dst, dst_pitch, src, src_pitch, width, height),
             }
-            edge_dst.extend(std::iter::repeat_n(copy.dst, plan.edges.len() - e0));
+            let ends = (copy.src.kind, copy.dst);
+            edge_ends.extend(std::iter::repeat_n(ends, plan.edges.len() - e0));
+            stage_src.extend(std::iter::repeat_n(copy.src.kind, plan.stages.len() - s0));
             if copy.wait.is_none() && !copy.notify_self {
                 continue;
             }
@@ -187,36 +192,35 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         let placed = match placement {
             Placement::Internal => {
                 let free = self.desc_mem.free_total() as usize;
-                match self.desc_mem.alloc(n as u64, 1) {
-                    Ok(first) => Placed::Internal {
+                self.desc_mem
+                    .alloc(n as u64, 1)
+                    .map(|first| Placed::Internal {
                         first: first as u32,
                         count: n as u32,
-                    },
-                    Err(_) => {
-                        if let Some(b) = bounce {
-                            self.mem.free(MemKind::Host, b)?;
-                        }
-                        return Err(TcaError::DescriptorMemoryFull { needed: n, free });
-                    }
-                }
+                    })
+                    .map_err(|_| TcaError::DescriptorMemoryFull { needed: n, free })
             }
             Placement::Host => {
                 let bytes = n as u64 * u64::from(DESC_BYTES);
-                match self.mem.alloc(MemKind::Host, bytes, u64::from(DESC_BYTES)) {
-                    Ok(r) => Placed::Host(r),
-                    Err(e) => {
-                        if let Some(b) = bounce {
-                            self.mem.free(MemKind::Host, b)?;
-                        }
-                        return Err(e);
-                    }
+                self.mem
+                    .alloc(MemKind::Host, bytes, u64::from(DESC_BYTES))
+                    .map(Placed::Host)
+            }
+        };
+        let placed = match placed {
+            Ok(p) => p,
+            Err(e) => {
+                if let Some(b) = bounce {
+                    self.mem.free(MemKind::Host, b)?;
                 }
+                return Err(e);
             }
         };
         let prepared = Prepared {
             placed,
             plan,
-            edge_dst,
+            edge_ends,
+            stage_src,
             bounce,
             uses,
             self_value,
@@ -292,18 +296,16 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         for h in &p.uses {
             self.local(h)?;
         }
-        for s in &p.plan.stages {
+        for (s, kind) in p.plan.stages.iter().zip(&p.stage_src) {
             let mut buf = vec![0u8; s.len as usize];
-            let kind = self.kind_of_src(p, s.src);
-            self.mem.read(kind, s.src, &mut buf)?;
+            self.mem.read(*kind, s.src, &mut buf)?;
             let b = p.bounce.expect("stages have a bounce buffer");
             self.mem
                 .write(MemKind::Host, b.bus_addr + s.bounce_off, &buf)?;
         }
-        for (e, dst) in p.plan.edges.iter().zip(&p.edge_dst) {
+        for (e, (kind, dst)) in p.plan.edges.iter().zip(&p.edge_ends) {
             let mut buf = vec![0u8; e.len as usize];
-            let kind = self.kind_of_src(p, e.src);
-            self.mem.read(kind, e.src, &mut buf)?;
+            self.mem.read(*kind, e.src, &mut buf)?;
             if dst.node == self.node {
                 self.mem.write(dst.kind, e.dst, &buf)?;
             } else {
@@ -323,14 +325,6 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         };
         self.mmio
             .write32(channel_reg(u32::from(ch), CH_CONTROL), control)
-    }
-
-    /// The memory kind of the local source buffer holding bus address `addr`.
-    fn kind_of_src(&self, p: &Prepared, addr: u64) -> MemKind {
-        p.uses
-            .iter()
-            .find(|h| self.local(h).is_ok_and(|a| addr >= a && addr - a < h.size))
-            .map_or(MemKind::Host, |h| h.kind)
     }
 
     /// Channel state now; an error stop becomes [`TcaError::Dma`]. `Some(count)` once

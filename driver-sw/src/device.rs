@@ -118,13 +118,14 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             area.bus_addr,
             &vec![0; 4 * AREA_DWS as usize],
         )?;
-        tca.area = area;
-        for a in tca.allocs.values_mut() {
-            a.2.slots = area.handle.global;
-            a.2.slot_count = SLOTS;
+        // The area was allocated before its own address was known: it names itself.
+        let mut handle = area.handle;
+        handle.slots = handle.global;
+        handle.slot_count = SLOTS;
+        if let Some(entry) = tca.allocs.get_mut(&handle.id) {
+            entry.2 = handle;
         }
-        tca.area.handle.slots = area.handle.global;
-        tca.area.handle.slot_count = SLOTS;
+        tca.area = Buffer { handle, ..area };
         Ok(tca)
     }
 
