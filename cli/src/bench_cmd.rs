@@ -49,6 +49,10 @@ struct SimSpeedArgs {
     /// Cycles of the raw core (idle, then random traffic).
     #[arg(long, default_value_t = 200_000)]
     raw_cycles: u64,
+    /// Chip-evaluation thread counts to run each topology with (comma separated;
+    /// default: 1 and this machine's core count).
+    #[arg(long, value_delimiter = ',')]
+    threads: Vec<usize>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -234,6 +238,19 @@ fn sim_speed_cmd(a: SimSpeedArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::Input(e.to_string()))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let thread_counts = if a.threads.is_empty() {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        if cores > 1 {
+            vec![1, cores]
+        } else {
+            vec![1]
+        }
+    } else {
+        a.threads.clone()
+    };
+    if thread_counts.contains(&0) {
+        return Err(CliError::Input("--threads: at least 1".into()));
+    }
     let failed = |e: SimError| CliError::Failure(e.to_string());
     let raw = speed::raw(a.raw_cycles).map_err(failed)?;
     println!(
@@ -247,30 +264,41 @@ fn sim_speed_cmd(a: SimSpeedArgs) -> Result<(), CliError> {
     );
     for (name, topo) in a.topology.iter().zip(topologies) {
         let nodes = topo.nodes.len();
-        let s = speed::cluster(topo, kind, 256, a.cycles).map_err(failed)?;
-        let chip_cycles = s.cycles_per_s * nodes as f64;
-        println!(
-            "{}",
-            serde_json::json!({
+        let mut single = None;
+        for &threads in &thread_counts {
+            let s = speed::cluster(topo.clone(), kind, 256, a.cycles, threads).map_err(failed)?;
+            let chip_cycles = s.cycles_per_s * nodes as f64;
+            if threads == 1 {
+                single = Some(s.cycles_per_s);
+            }
+            let mut v = serde_json::json!({
                 "topology": name,
                 "scenario": a.scenario,
                 "nodes": nodes,
+                "threads": threads,
                 "cycles": s.cycles,
                 "wall_s": s.wall_s,
                 "cycles_per_s": s.cycles_per_s.round(),
                 "chip_cycles_per_s": chip_cycles.round(),
-                // Above 1: the cluster costs more per chip-cycle than the raw core
-                // under random traffic (links, hosts, scoreboard).
-                "engine_overhead": (raw.random_cycles_per_s / chip_cycles * 100.0).round() / 100.0,
                 "bytes_delivered": s.bytes_delivered,
                 "errors": s.errors,
-            })
-        );
-        if s.errors > 0 {
-            return Err(CliError::Failure(format!(
-                "scoreboard: {:?}",
-                s.first_errors
-            )));
+            });
+            if threads == 1 {
+                // Above 1: the cluster costs more per chip-cycle than the raw core under
+                // random traffic (links, hosts, scoreboard).
+                v["engine_overhead"] =
+                    ((raw.random_cycles_per_s / chip_cycles * 100.0).round() / 100.0).into();
+            } else if let Some(one) = single {
+                v["speedup_over_1_thread"] =
+                    ((s.cycles_per_s / one * 100.0).round() / 100.0).into();
+            }
+            println!("{v}");
+            if s.errors > 0 {
+                return Err(CliError::Failure(format!(
+                    "scoreboard: {:?}",
+                    s.first_errors
+                )));
+            }
         }
     }
     Ok(())

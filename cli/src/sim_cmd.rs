@@ -53,6 +53,10 @@ pub struct SimArgs {
     /// Write every TLP entering a cable here, one JSON line each.
     #[arg(long)]
     tlp_log: Option<PathBuf>,
+    /// Threads that evaluate the chips (results are the same for any count; busy
+    /// clusters run faster on more cores).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
 }
 
 fn sim_error(e: SimError) -> CliError {
@@ -85,6 +89,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
         .map_err(sim_error)?;
     let t0 = Instant::now();
     let mut c = Cluster::new(topology, backend).map_err(sim_error)?;
+    c.set_threads(args.threads).map_err(sim_error)?;
     if let Some(path) = &args.tlp_log {
         let f = std::fs::File::create(path)
             .map_err(|e| CliError::Failure(format!("{}: {e}", path.display())))?;
@@ -106,6 +111,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             "topology": args.topology,
             "scenario": args.scenario,
             "nodes": c.nodes.len(),
+            "threads": c.threads(),
             "cycles": s.cycles,
             "wall_s": s.wall_s,
             "cycles_per_s": s.cycles_per_s,

@@ -122,6 +122,8 @@ fn sim_speed_reports_raw_core_and_clusters() {
         "2000",
         "--raw-cycles",
         "2000",
+        "--threads",
+        "1,2",
     ]);
     assert!(
         out.status.success(),
@@ -133,19 +135,31 @@ fn sim_speed_reports_raw_core_and_clusters() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 3);
+    assert_eq!(lines.len(), 5);
     assert!(lines[0]["random_traffic_cycles_per_s"].as_f64().unwrap() > 0.0);
-    for (l, nodes) in lines[1..].iter().zip([2, 4]) {
-        assert_eq!(l["nodes"], nodes);
+    for (l, (nodes, threads)) in lines[1..].iter().zip([(2, 1), (2, 2), (4, 1), (4, 2)]) {
+        assert_eq!(
+            (l["nodes"].as_u64(), l["threads"].as_u64()),
+            (Some(nodes), Some(threads))
+        );
         assert_eq!(l["cycles"], 2000);
         assert_eq!(l["errors"], 0);
         assert!(l["bytes_delivered"].as_u64().unwrap() > 0, "{l}");
-        assert!(l["engine_overhead"].as_f64().unwrap() > 0.0);
+        let figure = if threads == 1 {
+            "engine_overhead"
+        } else {
+            "speedup_over_1_thread"
+        };
+        assert!(l[figure].as_f64().unwrap() > 0.0, "{l}");
     }
+    // The thread count changes the speed, never the simulation.
+    assert_eq!(lines[1]["bytes_delivered"], lines[2]["bytes_delivered"]);
+    assert_eq!(lines[3]["bytes_delivered"], lines[4]["bytes_delivered"]);
     for bad in [
         &["bench", "sim-speed", "--scenario", "storm"][..],
         &["bench", "sim-speed", "--topology", "ring1"],
         &["bench", "sim-speed", "--cycles", "0"],
+        &["bench", "sim-speed", "--threads", "0"],
     ] {
         assert_eq!(peach2(bad).status.code(), Some(2), "{bad:?}");
     }

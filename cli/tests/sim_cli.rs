@@ -31,6 +31,8 @@ fn sim_json_summary_tlp_log_and_vcd() {
         "100",
         "--vcd-to",
         "200",
+        "--threads",
+        "2",
     ]);
     assert!(
         out.status.success(),
@@ -48,6 +50,7 @@ fn sim_json_summary_tlp_log_and_vcd() {
         assert!(v.get(key).is_some(), "{key} missing: {v}");
     }
     assert_eq!(v["cycles"], 3000);
+    assert_eq!(v["threads"], 2);
     assert_eq!(v["errors"], 0);
     assert!(v["bytes_delivered"].as_u64().unwrap() > 10_000, "{v}");
     // Every line of the log is a decoded TLP with its cycle, cable and direction; the
@@ -84,6 +87,9 @@ fn sim_rejects_bad_input() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let out = peach2(&["sim", "--threads", "0", "--cycles", "10"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("threads"));
     let out = peach2(&["sim", "--topology", "ring9", "--cycles", "10"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("ring9"));

@@ -7,7 +7,7 @@ use crate::pins::{core_pins, CorePins, PinId};
 use crate::verilated::{VlContext, VlCore};
 use pcie_model::beats::Beat;
 use peach2_regmap::csr::Port;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Which model a chip runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,7 +19,7 @@ pub enum Backend {
 }
 
 /// One PEACH2 core.
-pub trait Chip {
+pub trait Chip: Send {
     /// Sets input `pin` (takes effect at the next [`Chip::settle`] or [`Chip::tick`]).
     fn set(&mut self, pin: PinId, value: u128);
     /// The value of `pin` (outputs are meaningful after [`Chip::settle`]).
@@ -48,7 +48,7 @@ pub struct VlChip {
 
 impl VlChip {
     /// A Verilated chip named `name` in context `ctx`.
-    pub fn new(ctx: &Rc<VlContext>, name: &str) -> Result<Self, SimError> {
+    pub fn new(ctx: &Arc<VlContext>, name: &str) -> Result<Self, SimError> {
         let clk = core_pins()?.clk;
         Ok(Self {
             core: VlCore::new(ctx, name)?,

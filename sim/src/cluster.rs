@@ -1,5 +1,4 @@
-//! A cluster: nodes and cables from a [`Topology`], stepped one core clock at a time on
-//! one thread.
+//! A cluster: nodes and cables from a [`Topology`], stepped one core clock at a time.
 //!
 //! Per cycle, for each chip: its inputs are decided from the links (RX beat = the link's
 //! head, TX `ready` = room in the link's TX buffer, `link_up`), it settles, its
@@ -11,9 +10,14 @@
 //! few cycles is checked for a fixed point (its whole state unchanged by a clock edge);
 //! from then on, while its inputs stay the same, its state and outputs cannot change, so
 //! it is not evaluated. Any input change wakes it.
+//!
+//! The chips' evaluations within a cycle are independent, so with
+//! [`Cluster::set_threads`] they run on several threads (`eval_pool`); links, hosts and
+//! logs stay on the caller's thread, so the simulation is the same for any count.
 
-use crate::chip::{reset, ChipPorts, VlChip};
+use crate::chip::{reset, Chip, ChipPorts, VlChip};
 use crate::error::SimError;
+use crate::eval_pool::EvalPool;
 use crate::hdl_chip::HdlChip;
 use crate::link::{Link, Sent};
 use crate::node::{Gpu, Host, Node};
@@ -25,7 +29,7 @@ use pcie_model::root_complex::{AddressRange, RootComplex, RootComplexConfig};
 use pcie_model::tlp::Bdf;
 use peach2_regmap::csr::Port;
 use std::io::Write;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Which model the chips run on.
 pub use crate::chip::Backend;
@@ -54,7 +58,6 @@ pub(crate) struct Inputs {
 }
 
 /// Per-chip stepping state.
-#[derive(Default)]
 pub(crate) struct ChipState {
     pub(crate) inputs: Inputs,
     pub(crate) rx_taken: [bool; 4],
@@ -66,9 +69,60 @@ pub(crate) struct ChipState {
     /// while the chip is busy inside, e.g. counting a timeout).
     next_check: u32,
     asleep: bool,
+    /// Evaluated this cycle (not asleep with unchanged inputs).
+    wake: bool,
+    /// Due for its clock edge this cycle.
     tick: bool,
     traced: bool,
     snapshot: Vec<u8>,
+    /// Outcome of this cycle's evaluation (set on whichever thread ran it).
+    result: Result<(), SimError>,
+}
+
+/// One chip's part of a cycle (on any thread): drive its inputs, settle, sample its
+/// handshakes, check for a fixed point, and see the edge if `tick_now` (else
+/// `st.tick` says whether it is due).
+fn eval_chip(chip: &mut dyn Chip, st: &mut ChipState, tick_now: bool) -> Result<(), SimError> {
+    let inp = st.inputs;
+    for port in Port::ALL {
+        let p = port.index() as usize;
+        chip.drive_rx(port, inp.rx[p]);
+        chip.set_tx_ready(port, inp.tx_ready[p]);
+        chip.set_link_up(port, inp.up[p]);
+    }
+    chip.settle()?;
+    for port in Port::ALL {
+        let p = port.index() as usize;
+        st.rx_taken[p] = inp.rx[p].is_some() && chip.rx_ready(port);
+        st.tx_sent[p] = chip.tx_beat(port).filter(|_| inp.tx_ready[p]);
+    }
+    // Fixed-point check, at the same clock phase: the state after settling in this cycle
+    // equals the one after settling in the previous cycle, with the same inputs and no
+    // beat moving. Then every later cycle with these inputs is the same too, and the
+    // edge can be skipped.
+    let quiet = !st.traced
+        && st.stable >= SLEEP_CHECK_AFTER
+        && !st.rx_taken.iter().any(|t| *t)
+        && st.tx_sent.iter().all(Option::is_none);
+    if quiet {
+        if let Some(s) = chip.state() {
+            if st.snap_at.is_some_and(|k| k + 1 == st.stable) && s == st.snapshot.as_slice() {
+                st.asleep = true;
+                return Ok(());
+            }
+            if st.stable >= st.next_check {
+                st.snapshot.clear();
+                st.snapshot.extend_from_slice(s);
+                st.snap_at = Some(st.stable);
+                st.next_check = st.stable + st.stable.clamp(SLEEP_CHECK_AFTER, 4096);
+            }
+        }
+    }
+    st.tick = true;
+    if tick_now {
+        chip.tick()?;
+    }
+    Ok(())
 }
 
 /// A cable between two chip ports.
@@ -102,7 +156,27 @@ pub struct Cluster {
     /// `(cable, port side)` of each chip port, per node.
     attach: Vec<[Option<(usize, usize)>; 4]>,
     pub(crate) state: Vec<ChipState>,
-    ctx: Option<Rc<VlContext>>,
+    ctx: Option<Arc<VlContext>>,
+    pool: Option<EvalPool>,
+}
+
+impl Default for ChipState {
+    fn default() -> Self {
+        Self {
+            inputs: Inputs::default(),
+            rx_taken: [false; 4],
+            tx_sent: [None; 4],
+            stable: 0,
+            snap_at: None,
+            next_check: 0,
+            asleep: false,
+            wake: false,
+            tick: false,
+            traced: false,
+            snapshot: Vec::new(),
+            result: Ok(()),
+        }
+    }
 }
 
 fn host_config() -> RootComplexConfig {
@@ -206,6 +280,7 @@ impl Cluster {
             attach,
             state,
             ctx,
+            pool: None,
         })
     }
 
@@ -308,10 +383,34 @@ impl Cluster {
         })
     }
 
+    /// Evaluates the chips on `threads` threads (1: on the caller's only). Results do
+    /// not depend on it; only busy clusters gain (a cycle hands work to the other
+    /// threads when at least two chips are awake). A VCD window evaluates on one.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), SimError> {
+        if threads == 0 {
+            return Err(SimError::Scenario("threads: at least 1".into()));
+        }
+        self.pool = if threads == 1 {
+            None
+        } else {
+            Some(EvalPool::new(threads).map_err(|e| SimError::Io {
+                path: "evaluation threads".into(),
+                source: e,
+            })?)
+        };
+        Ok(())
+    }
+
+    /// Threads that evaluate chips.
+    pub fn threads(&self) -> usize {
+        self.pool.as_ref().map_or(1, EvalPool::threads)
+    }
+
     /// One clock cycle of the whole cluster.
     pub fn step(&mut self) -> Result<(), SimError> {
         let now = self.cycle;
         let mut moved = false;
+        let mut awake = 0;
         for n in 0..self.nodes.len() {
             let mut inp = Inputs::default();
             for port in Port::ALL {
@@ -328,12 +427,13 @@ impl Cluster {
                 }
             }
             let st = &mut self.state[n];
-            let chip = &mut self.nodes[n].chip;
             st.tick = false;
-            if inp == st.inputs && st.asleep {
+            st.wake = !(inp == st.inputs && st.asleep);
+            if !st.wake {
                 self.evals_skipped += 1;
                 continue;
             }
+            awake += 1;
             if inp == st.inputs {
                 st.stable += 1;
             } else {
@@ -343,61 +443,55 @@ impl Cluster {
                 st.next_check = SLEEP_CHECK_AFTER;
             }
             st.inputs = inp;
-            for port in Port::ALL {
-                let p = port.index() as usize;
-                chip.drive_rx(port, inp.rx[p]);
-                chip.set_tx_ready(port, inp.tx_ready[p]);
-                chip.set_link_up(port, inp.up[p]);
-            }
-            chip.settle()?;
-            for port in Port::ALL {
-                let p = port.index() as usize;
-                st.rx_taken[p] = inp.rx[p].is_some() && chip.rx_ready(port);
-                st.tx_sent[p] = chip.tx_beat(port).filter(|_| inp.tx_ready[p]);
-            }
-            // Fixed-point check, at the same clock phase: the state after settling in
-            // this cycle equals the one after settling in the previous cycle, with the
-            // same inputs and no beat moving. Then every later cycle with these inputs
-            // is the same too, and the edge can be skipped.
-            let quiet = !st.traced
-                && st.stable >= SLEEP_CHECK_AFTER
-                && !st.rx_taken.iter().any(|t| *t)
-                && st.tx_sent.iter().all(Option::is_none);
-            if quiet {
-                if let Some(s) = chip.state() {
-                    if st.snap_at.is_some_and(|k| k + 1 == st.stable) && s == st.snapshot.as_slice()
-                    {
-                        st.asleep = true;
-                        self.evals_skipped += 1;
-                        continue;
-                    }
-                    if st.stable >= st.next_check {
-                        st.snapshot.clear();
-                        st.snapshot.extend_from_slice(s);
-                        st.snap_at = Some(st.stable);
-                        st.next_check = st.stable + st.stable.clamp(SLEEP_CHECK_AFTER, 4096);
-                    }
-                }
-            }
-            st.tick = true;
         }
         // Waveform times in picoseconds: 4 ns per 250 MHz cycle, clock high at half.
         let in_window = self
             .vcd
             .as_ref()
             .is_some_and(|(_, from, to)| (*from..*to).contains(&now));
-        if in_window {
-            if let Some((vcd, _, _)) = &mut self.vcd {
-                vcd.dump(4000 * now)?;
+        // A VCD samples every chip between settling and the edge, so the edges wait.
+        let tick_now = !in_window;
+        match &self.pool {
+            Some(pool) if awake >= 2 => {
+                let mut jobs: Vec<_> = self
+                    .nodes
+                    .iter_mut()
+                    .zip(self.state.iter_mut())
+                    .filter(|(_, st)| st.wake)
+                    .collect();
+                pool.for_each_mut(&mut jobs, |(node, st)| {
+                    st.result = eval_chip(node.chip.as_mut(), st, tick_now);
+                });
+            }
+            _ => {
+                for (node, st) in self.nodes.iter_mut().zip(self.state.iter_mut()) {
+                    if st.wake {
+                        st.result = eval_chip(node.chip.as_mut(), st, tick_now);
+                    }
+                }
             }
         }
-        for n in 0..self.nodes.len() {
-            if self.state[n].tick {
-                self.nodes[n].chip.tick()?;
+        for st in &mut self.state {
+            if !st.wake {
+                continue;
+            }
+            std::mem::replace(&mut st.result, Ok(()))?;
+            if st.asleep {
+                self.evals_skipped += 1;
+            } else if tick_now {
                 self.evals_done += 1;
             }
         }
         if in_window {
+            if let Some((vcd, _, _)) = &mut self.vcd {
+                vcd.dump(4000 * now)?;
+            }
+            for (node, st) in self.nodes.iter_mut().zip(&self.state) {
+                if st.tick {
+                    node.chip.tick()?;
+                    self.evals_done += 1;
+                }
+            }
             if let Some((vcd, _, _)) = &mut self.vcd {
                 vcd.dump(4000 * now + 2000)?;
             }

@@ -15,6 +15,7 @@
 pub mod chip;
 pub mod cluster;
 pub mod error;
+mod eval_pool;
 pub mod hdl_chip;
 pub mod link;
 pub mod node;

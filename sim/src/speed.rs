@@ -53,14 +53,17 @@ pub fn raw(cycles: u64) -> Result<RawSpeed, SimError> {
 }
 
 /// Brings `topology` up on Verilated chips and runs `kind` traffic (`chunk`-byte PIO
-/// writes) for `cycles` cycles; the summary has the speed and the scoreboard's verdict.
+/// writes) for `cycles` cycles, evaluating chips on `threads` threads; the summary has
+/// the speed and the scoreboard's verdict.
 pub fn cluster(
     topology: Topology,
     kind: Kind,
     chunk: usize,
     cycles: u64,
+    threads: usize,
 ) -> Result<Summary, SimError> {
     let mut c = Cluster::new(topology, Backend::Verilated)?;
+    c.set_threads(threads)?;
     bring_up(&mut c)?;
     let mut traffic = Traffic::new(&c, flows(kind, c.nodes.len(), chunk, None));
     traffic.run(&mut c, cycles, false)?;

@@ -10,7 +10,7 @@ use crate::error::SimError;
 use crate::pins::{PortDecl, PORTS};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::Path;
-use std::rc::Rc;
+use std::sync::Arc;
 
 // The runtime is a separate static library; naming the crate makes rustc link it.
 use verilated_rt as _;
@@ -90,11 +90,11 @@ pub struct VlContext {
 
 impl VlContext {
     /// A new context with tracing enabled (it must be on before models are created).
-    pub fn new() -> Result<Rc<Self>, SimError> {
+    pub fn new() -> Result<Arc<Self>, SimError> {
         let mut ptr = std::ptr::null_mut();
         // SAFETY: the shim writes a valid pointer on success.
         checked("context", |e, l| unsafe { p2_context_new(&mut ptr, e, l) })?;
-        Ok(Rc::new(Self { ptr }))
+        Ok(Arc::new(Self { ptr }))
     }
 
     /// Sets the context's simulation thread count (before any model is created; 0 is a
@@ -107,9 +107,16 @@ impl VlContext {
     }
 }
 
+// SAFETY: a `VerilatedContext` is shared by models that are evaluated on different
+// threads; evaluation only reads it (its mutable parts are guarded by its own mutex),
+// and it is created and deleted by one owner.
+unsafe impl Send for VlContext {}
+// SAFETY: see `Send`.
+unsafe impl Sync for VlContext {}
+
 impl Drop for VlContext {
     fn drop(&mut self) {
-        // SAFETY: created by p2_context_new; every model holds an Rc, so none is left.
+        // SAFETY: created by p2_context_new; every model holds an Arc, so none is left.
         unsafe { p2_context_delete(self.ptr) }
     }
 }
@@ -117,8 +124,15 @@ impl Drop for VlContext {
 /// Owns one model instance; shared by the core and any VCD that traces it.
 struct ModelHandle {
     ptr: *mut c_void,
-    _ctx: Rc<VlContext>,
+    _ctx: Arc<VlContext>,
 }
+
+// SAFETY: a model is evaluated by one thread at a time (its `VlCore` is borrowed
+// mutably for that); the handle only deletes it when the last owner goes.
+unsafe impl Send for ModelHandle {}
+// SAFETY: shared handles (core and VCD) never call into the model concurrently: the
+// VCD dumps only while no chip evaluates.
+unsafe impl Sync for ModelHandle {}
 
 impl Drop for ModelHandle {
     fn drop(&mut self) {
@@ -130,7 +144,7 @@ impl Drop for ModelHandle {
 /// One Verilated `peach2_core`.
 pub struct VlCore {
     name: String,
-    handle: Rc<ModelHandle>,
+    handle: Arc<ModelHandle>,
     ports: Vec<*mut u8>,
     decls: &'static [PortDecl],
     failed: Option<String>,
@@ -138,18 +152,22 @@ pub struct VlCore {
     inputs_changed: bool,
 }
 
+// SAFETY: the port pointers address storage of the model this core owns, so moving
+// the core to another thread moves the only user of that storage with it.
+unsafe impl Send for VlCore {}
+
 impl VlCore {
     /// A core named `name` (its scope in a VCD) in context `ctx`.
-    pub fn new(ctx: &Rc<VlContext>, name: &str) -> Result<Self, SimError> {
+    pub fn new(ctx: &Arc<VlContext>, name: &str) -> Result<Self, SimError> {
         let cname = c_string(name, name)?;
         let mut ptr = std::ptr::null_mut();
         // SAFETY: the context pointer is live; the shim writes a valid model pointer.
         checked(name, |e, l| unsafe {
             p2_model_new(ctx.ptr, cname.as_ptr(), &mut ptr, e, l)
         })?;
-        let handle = Rc::new(ModelHandle {
+        let handle = Arc::new(ModelHandle {
             ptr,
-            _ctx: Rc::clone(ctx),
+            _ctx: Arc::clone(ctx),
         });
         // SAFETY: plain query.
         let n = unsafe { p2_port_count() };
@@ -310,7 +328,7 @@ impl VlCore {
 /// A VCD file of the internal signals of some models of one context.
 pub struct VcdTrace {
     ptr: *mut c_void,
-    _models: Vec<Rc<ModelHandle>>,
+    _models: Vec<Arc<ModelHandle>>,
     open: bool,
 }
 
@@ -322,7 +340,7 @@ impl VcdTrace {
         checked("vcd", |e, l| unsafe { p2_vcd_new(&mut ptr, e, l) })?;
         let mut t = Self {
             ptr,
-            _models: cores.iter().map(|c| Rc::clone(&c.handle)).collect(),
+            _models: cores.iter().map(|c| Arc::clone(&c.handle)).collect(),
             open: false,
         };
         for c in cores {
