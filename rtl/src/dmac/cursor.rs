@@ -1,44 +1,183 @@
-//! One step of a channel's read or write cursor: the size of the next TLP (at most `max`
-//! DWs, cut at a `max`-DW boundary of the address, and at the end of the block) and where
-//! the next block starts (its address, and its ring position: a fresh 16-byte line at the
-//! lane of the block's address). Combinational; the channel holds the cursor registers.
+//! A channel's read or write cursor: where the next TLP of the descriptor's data starts,
+//! how many DWs it carries, and where it goes in the channel's ring.
+//!
+//! Each TLP is at most `max` DWs, cut at a `max`-DW boundary of the address and at the
+//! end of the block; after a block's last TLP the cursor moves to the next block (`pitch`
+//! bytes on) at a fresh 16-byte line of the ring, at the lane of that block's address, so
+//! the read and write cursors of a channel put every DW at the same ring position.
 
 use rust_hdl::prelude::*;
 
-/// The cursor arithmetic.
+/// The cursor registers and their step.
 #[derive(LogicBlock, Default)]
-pub struct CursorStep {
-    /// The cursor's address.
-    pub addr: Signal<In, Bits<64>>,
-    /// Bytes left in the block.
-    pub left: Signal<In, Bits<25>>,
-    /// Ring position of the cursor.
-    pub pos: Signal<In, Bits<16>>,
-    /// Start address of the current block.
-    pub row: Signal<In, Bits<64>>,
+pub struct Cursor {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high (ring position 0).
+    pub reset: Signal<In, Bit>,
+    /// Pulse: the chain starts; the ring position continues at `restart_pos`.
+    pub restart: Signal<In, Bit>,
+    /// Ring position for `restart`.
+    pub restart_pos: Signal<In, Bits<16>>,
+    /// Pulse: walk a descriptor's data from `base`.
+    pub load: Signal<In, Bit>,
+    /// First block's address.
+    pub base: Signal<In, Bits<64>>,
+    /// Bytes per block.
+    pub len: Signal<In, Bits<25>>,
+    /// Blocks.
+    pub height: Signal<In, Bits<17>>,
+    /// Ring position of the first block's first DW.
+    pub start_pos: Signal<In, Bits<16>>,
     /// Bytes from one block to the next.
     pub pitch: Signal<In, Bits<32>>,
     /// Largest TLP in DWs (a power of two, at most 128).
     pub max: Signal<In, Bits<8>>,
+    /// Pulse: the TLP at the cursor was taken; step past it.
+    pub grant: Signal<In, Bit>,
+    /// Address of the next TLP.
+    pub addr: Signal<Out, Bits<64>>,
     /// DWs of the next TLP.
     pub n: Signal<Out, Bits<8>>,
-    /// Start address of the next block.
-    pub next_row: Signal<Out, Bits<64>>,
-    /// Ring position of the next block's first DW.
-    pub next_pos: Signal<Out, Bits<16>>,
+    /// Ring position of the next TLP's first DW.
+    pub pos: Signal<Out, Bits<16>>,
+    /// Blocks not yet walked completely (0: the descriptor's data is done).
+    pub rows: Signal<Out, Bits<17>>,
+    addr_q: DFF<Bits<64>>,
+    row_q: DFF<Bits<64>>,
+    left_q: DFF<Bits<25>>,
+    rows_q: DFF<Bits<17>>,
+    pos_q: DFF<Bits<16>>,
     room: Signal<Local, Bits<8>>,
+    next_row: Signal<Local, Bits<64>>,
+    next_pos: Signal<Local, Bits<16>>,
 }
 
-impl Logic for CursorStep {
+impl Logic for Cursor {
     #[hdl_gen]
     fn update(&mut self) {
-        self.room.next = self.max.val() - (self.addr.val().get_bits::<8>(2) & (self.max.val() - 1));
+        dff_setup!(self, clock, addr_q, row_q, left_q, rows_q, pos_q);
+        self.room.next =
+            self.max.val() - (self.addr_q.q.val().get_bits::<8>(2) & (self.max.val() - 1));
         self.n.next = self.room.val();
-        if self.left.val().get_bits::<23>(2) < bit_cast::<23, 8>(self.room.val()) {
-            self.n.next = self.left.val().get_bits::<8>(2);
+        if self.left_q.q.val().get_bits::<23>(2) < bit_cast::<23, 8>(self.room.val()) {
+            self.n.next = self.left_q.q.val().get_bits::<8>(2);
         }
-        self.next_row.next = self.row.val() + bit_cast::<64, 32>(self.pitch.val());
-        self.next_pos.next = ((self.pos.val() + bit_cast::<16, 8>(self.n.val()) + 3) & 0xFFFC)
+        self.next_row.next = self.row_q.q.val() + bit_cast::<64, 32>(self.pitch.val());
+        self.next_pos.next = ((self.pos_q.q.val() + bit_cast::<16, 8>(self.n.val()) + 3) & 0xFFFC)
             | bit_cast::<16, 2>(self.next_row.val().get_bits::<2>(2));
+        self.addr.next = self.addr_q.q.val();
+        self.pos.next = self.pos_q.q.val();
+        self.rows.next = self.rows_q.q.val();
+
+        if self.restart.val() {
+            self.pos_q.d.next = self.restart_pos.val();
+        }
+        if self.load.val() {
+            self.addr_q.d.next = self.base.val();
+            self.row_q.d.next = self.base.val();
+            self.left_q.d.next = self.len.val();
+            self.rows_q.d.next = self.height.val();
+            self.pos_q.d.next = self.start_pos.val();
+        }
+        if self.grant.val() {
+            self.addr_q.d.next = self.addr_q.q.val() + (bit_cast::<64, 8>(self.n.val()) << 2);
+            self.left_q.d.next = self.left_q.q.val() - (bit_cast::<25, 8>(self.n.val()) << 2);
+            self.pos_q.d.next = self.pos_q.q.val() + bit_cast::<16, 8>(self.n.val());
+            if self.left_q.q.val() == (bit_cast::<25, 8>(self.n.val()) << 2) {
+                self.rows_q.d.next = self.rows_q.q.val() - 1;
+                self.row_q.d.next = self.next_row.val();
+                self.addr_q.d.next = self.next_row.val();
+                self.left_q.d.next = self.len.val();
+                self.pos_q.d.next = self.next_pos.val();
+            }
+        }
+        if self.reset.val() {
+            self.pos_q.d.next = 0.into();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::{Lcg, Stepper};
+
+    /// The cursor's TLPs for one descriptor, as (address, DWs, ring position), stepped
+    /// through the block with grants at random cycles.
+    fn walk(base: u64, len: u64, height: u64, pitch: u64, max: u64, start: u64) -> Vec<[u64; 3]> {
+        let mut s = Stepper::new(Cursor::default(), |c| &mut c.clock);
+        let mut rng = Lcg(base ^ len ^ pitch);
+        let mut out = Vec::new();
+        let c = &mut s.uut;
+        c.base.next = base.into();
+        c.len.next = len.into();
+        c.height.next = height.into();
+        c.pitch.next = pitch.into();
+        c.max.next = max.into();
+        c.start_pos.next = start.into();
+        c.load.next = true;
+        s.settle();
+        s.tick();
+        s.uut.load.next = false;
+        while s.cycle < 10_000 {
+            s.uut.grant.next = false;
+            s.settle();
+            if s.uut.rows.val() == 0 {
+                return out;
+            }
+            if rng.below(3) == 0 {
+                let c = &s.uut;
+                out.push([
+                    c.addr.val().to_u64(),
+                    c.n.val().to_u64(),
+                    c.pos.val().to_u64(),
+                ]);
+                s.uut.grant.next = true;
+                s.settle();
+            }
+            s.tick();
+        }
+        panic!("the cursor never finished");
+    }
+
+    /// The rule, written out: TLPs cut at `max`-DW boundaries and block ends; each block
+    /// starts at a fresh ring line, at the lane of its address.
+    fn model(base: u64, len: u64, height: u64, pitch: u64, max: u64, start: u64) -> Vec<[u64; 3]> {
+        let mut out = Vec::new();
+        let mut pos = start;
+        for r in 0..height {
+            let row = base + r * pitch;
+            if r > 0 {
+                pos = ((pos + 3) & 0xFFFC) | ((row >> 2) & 3);
+            }
+            let mut addr = row;
+            while addr < row + len {
+                let dw = (addr >> 2) & 0xFF;
+                let n = (max - (dw & (max - 1))).min((row + len - addr) / 4);
+                out.push([addr, n, pos & 0xFFFF]);
+                addr += 4 * n;
+                pos += n;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn cursor_follows_the_rule_with_random_grants() {
+        let mut rng = Lcg(7);
+        for case in 0..200 {
+            let base = 0x1_0000_0000 + 4 * rng.below(1 << 12);
+            let len = 4 * (1 + rng.below(300));
+            let height = 1 + rng.below(4);
+            let pitch = len + 4 * rng.below(64);
+            let max = [32, 64, 128][rng.below(3) as usize];
+            let start = 4 * rng.below(64) + ((base >> 2) & 3);
+            assert_eq!(
+                walk(base, len, height, pitch, max, start),
+                model(base, len, height, pitch, max, start),
+                "case {case}: base {base:#x} len {len} height {height} pitch {pitch} max {max}"
+            );
+        }
     }
 }

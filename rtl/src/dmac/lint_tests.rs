@@ -12,7 +12,7 @@ fn lint(uut: &mut impl Block, name: &str) {
 
 #[test]
 fn dmac_channel_lint_clean() {
-    lint(&mut super::channel::DmaChannel::new(2), "dma_channel");
+    lint(&mut super::channel::DmaChannel::default(), "dma_channel");
 }
 
 #[test]
@@ -21,7 +21,8 @@ fn dmac_datapath_blocks_lint_clean() {
         &mut super::cpl_reassembly::CplReassembly::default(),
         "dma_cpl_reassembly",
     );
-    lint(&mut super::cursor::CursorStep::default(), "dma_cursor_step");
+    lint(&mut super::cursor::Cursor::default(), "dma_cursor");
+    lint(&mut super::desc_regs::DescRegs::default(), "dma_desc_regs");
     lint(
         &mut super::desc_check::DescCheck::default(),
         "dma_desc_check",

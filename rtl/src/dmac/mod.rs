@@ -10,9 +10,10 @@
 //! ```
 //!
 //! - `desc_ram`: the internal descriptor memory, written through BAR0.
-//! - `channel`: per channel, the chain walker, the cursor and notification registers,
-//!   and status; `desc_check` (the descriptor's error cause) and `cursor` (the size of
-//!   the next read or write, where the next block starts) are its combinational stages.
+//! - `channel`: per channel, the chain walker, notifications and status, with its parts:
+//!   `desc_regs` (the current descriptor and its fields), `desc_check` (the
+//!   descriptor's error cause), and two `cursor`s (read and write: the next TLP's
+//!   address, size and ring position, block after block).
 //! - `read_req`: round-robin MRd issue with tags (`8c..8c+7` data, `0x20+c` descriptors).
 //! - `cpl_reassembly`: completions (split, out of order across tags) into the reorder
 //!   buffer, in-order retirement per channel, host descriptor delivery.
@@ -26,6 +27,7 @@ pub mod cpl_reassembly;
 pub mod cursor;
 pub mod desc_check;
 pub mod desc_ram;
+pub mod desc_regs;
 pub mod dest_route;
 pub mod read_req;
 pub mod round_robin;
@@ -160,7 +162,7 @@ impl Dmac {
             count: Default::default(),
             current: Default::default(),
             cpl_unexpected: Default::default(),
-            chans: array_init::array_init(|c| DmaChannel::new(c as u64)),
+            chans: Default::default(),
             desc_ram: Default::default(),
             read_req: Default::default(),
             reasm: Default::default(),
@@ -247,6 +249,10 @@ impl Logic for Dmac {
         self.v_wr.next = 0.into();
         self.v_imm.next = 0.into();
         self.v_reset.next = 0.into();
+        self.chans[0].index.next = 0.into();
+        self.chans[1].index.next = 1.into();
+        self.chans[2].index.next = 2.into();
+        self.chans[3].index.next = 3.into();
         for c in 0..4 {
             self.chans[c].clock.next = self.clock.val();
             self.chans[c].reset.next = self.reset.val();
