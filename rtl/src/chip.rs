@@ -370,10 +370,10 @@ impl Logic for Peach2Core {
         self.link[1].expected_partner.next = 0.into();
         self.link[2].expected_partner.next = 1.into();
         self.link[3].expected_partner.next = 3.into();
-        self.rx[0].port_index.next = 0.into();
-        self.rx[1].port_index.next = 1.into();
-        self.rx[2].port_index.next = 2.into();
-        self.rx[3].port_index.next = 3.into();
+        self.rx[0].port.port_index.next = 0.into();
+        self.rx[1].port.port_index.next = 1.into();
+        self.rx[2].port.port_index.next = 2.into();
+        self.rx[3].port.port_index.next = 3.into();
         self.port_ready.next = bit_cast::<4, 1>(self.link[0].ready.val().into())
             | (bit_cast::<4, 1>(self.link[1].ready.val().into()) << 1)
             | (bit_cast::<4, 1>(self.link[2].ready.val().into()) << 2)
@@ -385,14 +385,14 @@ impl Logic for Peach2Core {
             self.link[p].ep_timeout.next = self.ep_timeout.val();
             self.link[p].cfg_timeout.next = self.cfg_timeout.val();
             // RX stage configuration: BAR decoding only at N.
-            self.rx[p].role_rc.next = self.link[p].role_rc.val();
-            self.rx[p].node_id.next = self.regs.node_id.val();
-            self.rx[p].route_table.next = self.regs.route_table.val();
-            self.rx[p].port_ready.next = self.port_ready.val();
-            self.rx[p].bar0_enable.next = false;
-            self.rx[p].bar0_base.next = self.link[0].bar0_base.val().get_bits::<16>(16);
-            self.rx[p].bar2_enable.next = false;
-            self.rx[p].bar2_base_hi.next = self.link[0].bar2_base_hi.val();
+            self.rx[p].port.role_rc.next = self.link[p].role_rc.val();
+            self.rx[p].routes.node_id.next = self.regs.node_id.val();
+            self.rx[p].routes.route_table.next = self.regs.route_table.val();
+            self.rx[p].routes.port_ready.next = self.port_ready.val();
+            self.rx[p].port.bar0_enable.next = false;
+            self.rx[p].port.bar0_base.next = self.link[0].bar0_base.val().get_bits::<16>(16);
+            self.rx[p].port.bar2_enable.next = false;
+            self.rx[p].port.bar2_base_hi.next = self.link[0].bar2_base_hi.val();
 
             // RX stage -> ingress FIFO -> crossbar.
             self.fifo[p].sink.data.next = self.rx[p].to_xbar.data.val();
@@ -516,8 +516,8 @@ impl Logic for Peach2Core {
             | (bit_cast::<32, 3>(self.link[3].max_read_req.val()) << 8)
             | (bit_cast::<32, 16>(self.link[3].device_id.val()) << 16);
         // BARs decode at N only, once the host enabled memory space.
-        self.rx[0].bar0_enable.next = self.link[0].mem_enable.val();
-        self.rx[0].bar2_enable.next = self.link[0].mem_enable.val();
+        self.rx[0].port.bar0_enable.next = self.link[0].mem_enable.val();
+        self.rx[0].port.bar2_enable.next = self.link[0].mem_enable.val();
         // Egress translation drops count against N.
         self.counters[0].drop_egress.next = self.egress.dropped.val();
         self.counters[1].drop_egress.next = false;
@@ -628,9 +628,9 @@ impl Logic for Peach2Core {
         self.dmac.requester_id.next = self.link[0].device_id.val();
         self.dmac.max_read_req.next = self.link[0].max_read_req.val();
         self.dmac.max_payload.next = self.link[0].max_payload.val();
-        self.dmac.node_id.next = self.regs.node_id.val();
-        self.dmac.route_table.next = self.regs.route_table.val();
-        self.dmac.port_ready.next = self.port_ready.val();
+        self.dmac.routes.node_id.next = self.regs.node_id.val();
+        self.dmac.routes.route_table.next = self.regs.route_table.val();
+        self.dmac.routes.port_ready.next = self.port_ready.val();
         self.dmac.csr_wr_en.next = self.completer.csr_wr_en.val();
         self.dmac.csr_wr_addr.next = self.completer.csr_wr_addr.val();
         self.dmac.csr_wr_data.next = self.completer.csr_wr_data.val();

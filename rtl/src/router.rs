@@ -37,6 +37,36 @@ pub enum RouteAction {
     Malformed,
 }
 
+/// Where the chip sends global writes: its node id, its `ROUTE` table and which ports
+/// are up. The same for every port and the DMA; the chip top drives it from the CSRs
+/// and the link controllers.
+#[derive(LogicInterface, Default)]
+pub struct RouteConfig {
+    /// This node's id.
+    pub node_id: Signal<In, Bits<4>>,
+    /// Routing table: entry n in bits 3n+2..3n (bit 2 valid, bits 1:0 port).
+    pub route_table: Signal<In, Bits<48>>,
+    /// Per-port link ready (bit p for port p).
+    pub port_ready: Signal<In, Bits<4>>,
+}
+
+/// What an ingress port is: its index, its role, and (at N) its BAR decoding.
+#[derive(LogicInterface, Default)]
+pub struct PortConfig {
+    /// This port's index (0..3 = N, E, W, S).
+    pub port_index: Signal<In, Bits<2>>,
+    /// This port plays the root-complex role.
+    pub role_rc: Signal<In, Bit>,
+    /// BAR0 decode enabled (N with memory space on).
+    pub bar0_enable: Signal<In, Bit>,
+    /// BAR0 base, address bits 31:16.
+    pub bar0_base: Signal<In, Bits<16>>,
+    /// BAR2 decode enabled (N with memory space on).
+    pub bar2_enable: Signal<In, Bit>,
+    /// BAR2 base, address bits 63:40.
+    pub bar2_base_hi: Signal<In, Bits<24>>,
+}
+
 /// Routing decision for one TLP header (combinational).
 #[derive(LogicBlock)]
 pub struct Router {
@@ -46,24 +76,10 @@ pub struct Router {
     pub dw2: Signal<In, Bits<32>>,
     /// Header DW3 (low address half of a 4-DW header).
     pub dw3: Signal<In, Bits<32>>,
-    /// This port's index (0..3 = N, E, W, S).
-    pub port_index: Signal<In, Bits<2>>,
-    /// This port plays the root-complex role.
-    pub role_rc: Signal<In, Bit>,
-    /// This node's id.
-    pub node_id: Signal<In, Bits<4>>,
-    /// Routing table: entry n in bits 3n+2..3n (bit 2 valid, bits 1:0 port).
-    pub route_table: Signal<In, Bits<48>>,
-    /// Per-port link ready (bit p for port p).
-    pub port_ready: Signal<In, Bits<4>>,
-    /// BAR0 decode enabled (N with memory space on).
-    pub bar0_enable: Signal<In, Bit>,
-    /// BAR0 base, address bits 31:16.
-    pub bar0_base: Signal<In, Bits<16>>,
-    /// BAR2 decode enabled (N with memory space on).
-    pub bar2_enable: Signal<In, Bit>,
-    /// BAR2 base, address bits 63:40.
-    pub bar2_base_hi: Signal<In, Bits<24>>,
+    /// What the port is.
+    pub port: PortConfig,
+    /// Where global writes go.
+    pub routes: RouteConfig,
     /// What to do with the TLP.
     pub action: Signal<Out, RouteAction>,
     /// Crossbar destination when forwarding.
@@ -101,15 +117,8 @@ impl Default for Router {
             dw0: Default::default(),
             dw2: Default::default(),
             dw3: Default::default(),
-            port_index: Default::default(),
-            role_rc: Default::default(),
-            node_id: Default::default(),
-            route_table: Default::default(),
-            port_ready: Default::default(),
-            bar0_enable: Default::default(),
-            bar0_base: Default::default(),
-            bar2_enable: Default::default(),
-            bar2_base_hi: Default::default(),
+            port: Default::default(),
+            routes: Default::default(),
             action: Default::default(),
             dest: Default::default(),
             unsupported: Default::default(),
@@ -167,15 +176,15 @@ impl Logic for Router {
             self.addr_hi.next = self.dw2.val();
             self.addr_lo.next = self.dw3.val();
         }
-        self.is_n.next = self.port_index.val() == 0;
+        self.is_n.next = self.port.port_index.val() == 0;
         self.bar0_hit.next = self.is_n.val()
-            && self.bar0_enable.val()
+            && self.port.bar0_enable.val()
             && (self.addr_hi.val() == 0)
-            && (self.addr_lo.val().get_bits::<16>(16) == self.bar0_base.val());
+            && (self.addr_lo.val().get_bits::<16>(16) == self.port.bar0_base.val());
         self.bar2_hit.next = self.is_n.val()
-            && self.bar2_enable.val()
+            && self.port.bar2_enable.val()
             && self.fmt.val().get_bit(0)
-            && (self.addr_hi.val().get_bits::<24>(8) == self.bar2_base_hi.val());
+            && (self.addr_hi.val().get_bits::<24>(8) == self.port.bar2_base_hi.val());
         self.is_global.next = self.bar2_hit.val()
             || (!self.is_n.val()
                 && self.fmt.val().get_bit(0)
@@ -186,14 +195,14 @@ impl Logic for Router {
         self.entry.next = 0.into();
         for i in 0..16 {
             if self.node.val().index() == i {
-                self.entry.next = self.route_table.val().get_bits::<3>(3 * i);
+                self.entry.next = self.routes.route_table.val().get_bits::<3>(3 * i);
             }
         }
-        self.n_ready.next = self.port_ready.val().get_bit(0);
+        self.n_ready.next = self.routes.port_ready.val().get_bit(0);
         self.out_ready.next = false;
         for p in 0..4 {
             if self.entry.val().get_bits::<2>(0).index() == p {
-                self.out_ready.next = self.port_ready.val().get_bit(p);
+                self.out_ready.next = self.routes.port_ready.val().get_bit(p);
             }
         }
 
@@ -211,7 +220,7 @@ impl Logic for Router {
             self.unsupported.next = false;
         } else if self.is_cpl.val() {
             self.unsupported.next = false;
-            if self.role_rc.val() {
+            if self.port.role_rc.val() {
                 self.action.next = RouteAction::Link;
             } else if self.is_n.val() {
                 self.action.next = RouteAction::Forward;
@@ -225,7 +234,7 @@ impl Logic for Router {
                 self.action.next = RouteAction::Forward;
                 self.unsupported.next = self.is_atomic.val();
             } else if self.is_global.val() && !self.non_posted.val() {
-                if self.node.val() == self.node_id.val() {
+                if self.node.val() == self.routes.node_id.val() {
                     if self.target.val() == 5 {
                         self.action.next = RouteAction::Forward;
                     } else if (self.target.val() < 5) && self.n_ready.val() {
@@ -234,7 +243,7 @@ impl Logic for Router {
                     }
                 } else if self.entry.val().get_bit(2)
                     && self.out_ready.val()
-                    && (self.entry.val().get_bits::<2>(0) != self.port_index.val())
+                    && (self.entry.val().get_bits::<2>(0) != self.port.port_index.val())
                 {
                     self.action.next = RouteAction::Forward;
                     self.dest.next = bit_cast::<3, 2>(self.entry.val().get_bits::<2>(0));

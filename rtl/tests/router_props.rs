@@ -100,18 +100,18 @@ fn decide(r: &mut Router, t: &Tlp, c: &Cfg) -> Decision {
     r.dw0.next = dw(0).into();
     r.dw2.next = dw(2).into();
     r.dw3.next = dw(3).into();
-    r.port_index.next = c.port.into();
-    r.role_rc.next = c.role_rc;
-    r.node_id.next = c.node_id.into();
+    r.port.port_index.next = c.port.into();
+    r.port.role_rc.next = c.role_rc;
+    r.routes.node_id.next = c.node_id.into();
     let table = c.routes.iter().enumerate().fold(0u64, |acc, (n, e)| {
         acc | e.map_or(0, |p| (4 | p) << (3 * n))
     });
-    r.route_table.next = table.into();
-    r.port_ready.next = c.port_ready.into();
-    r.bar0_enable.next = c.bar0_enable;
-    r.bar0_base.next = c.bar0_base.into();
-    r.bar2_enable.next = c.bar2_enable;
-    r.bar2_base_hi.next = c.bar2_hi.into();
+    r.routes.route_table.next = table.into();
+    r.routes.port_ready.next = c.port_ready.into();
+    r.port.bar0_enable.next = c.bar0_enable;
+    r.port.bar0_base.next = c.bar0_base.into();
+    r.port.bar2_enable.next = c.bar2_enable;
+    r.port.bar2_base_hi.next = c.bar2_hi.into();
     assert!(simulate(r, 1000), "router did not settle");
     (
         r.action.val(),

@@ -17,6 +17,7 @@ use super::cursor::Cursor;
 use super::desc_check::DescCheck;
 use super::desc_regs::DescRegs;
 use super::dest_route::DestRoute;
+use crate::router::RouteConfig;
 use rust_hdl::prelude::*;
 
 /// Channel state.
@@ -81,12 +82,8 @@ pub struct DmaChannel {
     pub msi_addr: Signal<In, Bits<64>>,
     /// `DMA_MSI_DATA`.
     pub msi_data: Signal<In, Bits<32>>,
-    /// This node's id.
-    pub node_id: Signal<In, Bits<4>>,
-    /// Routing table (as `crate::router::Router`).
-    pub route_table: Signal<In, Bits<48>>,
-    /// Per-port link ready.
-    pub port_ready: Signal<In, Bits<4>>,
+    /// Where global writes go.
+    pub routes: RouteConfig,
     /// N's max read request size code (128 << code bytes).
     pub max_read_req: Signal<In, Bits<3>>,
     /// N's max payload size code (128 << code bytes).
@@ -217,12 +214,8 @@ impl Logic for DmaChannel {
 
         self.dst_route.addr.next = self.desc.dst.val();
         self.rx_route.addr.next = self.notify_rx_addr.val();
-        self.dst_route.node_id.next = self.node_id.val();
-        self.rx_route.node_id.next = self.node_id.val();
-        self.dst_route.route_table.next = self.route_table.val();
-        self.rx_route.route_table.next = self.route_table.val();
-        self.dst_route.port_ready.next = self.port_ready.val();
-        self.rx_route.port_ready.next = self.port_ready.val();
+        RouteConfig::link(&mut self.routes, &mut self.dst_route.routes);
+        RouteConfig::link(&mut self.routes, &mut self.rx_route.routes);
 
         self.check.src.next = self.desc.src.val();
         self.check.dst.next = self.desc.dst.val();

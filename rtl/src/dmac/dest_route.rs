@@ -10,6 +10,7 @@
 //!
 //! Combinational; a channel checks its destination and receiver slot before it moves data.
 
+use crate::router::RouteConfig;
 use peach2_regmap::address::GLOBAL_BASE_HI;
 use rust_hdl::prelude::*;
 
@@ -18,12 +19,8 @@ use rust_hdl::prelude::*;
 pub struct DestRoute {
     /// The write's address.
     pub addr: Signal<In, Bits<64>>,
-    /// This node's id.
-    pub node_id: Signal<In, Bits<4>>,
-    /// Routing table: entry n in bits 3n+2..3n (bit 2 valid, bits 1:0 port).
-    pub route_table: Signal<In, Bits<48>>,
-    /// Per-port link ready (bit p for port p).
-    pub port_ready: Signal<In, Bits<4>>,
+    /// Where global writes go.
+    pub routes: RouteConfig,
     /// Crossbar destination.
     pub dest: Signal<Out, Bits<3>>,
     /// The address can be routed.
@@ -39,9 +36,7 @@ impl Default for DestRoute {
     fn default() -> Self {
         Self {
             addr: Default::default(),
-            node_id: Default::default(),
-            route_table: Default::default(),
-            port_ready: Default::default(),
+            routes: Default::default(),
             dest: Default::default(),
             ok: Default::default(),
             node: Default::default(),
@@ -61,19 +56,19 @@ impl Logic for DestRoute {
         self.entry.next = 0.into();
         for i in 0..16 {
             if self.node.val().index() == i {
-                self.entry.next = self.route_table.val().get_bits::<3>(3 * i);
+                self.entry.next = self.routes.route_table.val().get_bits::<3>(3 * i);
             }
         }
         self.out_ready.next = false;
         for p in 0..4 {
             if self.entry.val().get_bits::<2>(0).index() == p {
-                self.out_ready.next = self.port_ready.val().get_bit(p);
+                self.out_ready.next = self.routes.port_ready.val().get_bit(p);
             }
         }
         self.dest.next = 0.into();
         self.ok.next = true;
         if self.addr.val().get_bits::<24>(40) == self.global_base_hi.val() {
-            if self.node.val() == self.node_id.val() {
+            if self.node.val() == self.routes.node_id.val() {
                 self.ok.next = self.target.val() < 5;
             } else {
                 self.ok.next = self.entry.val().get_bit(2) && self.out_ready.val();

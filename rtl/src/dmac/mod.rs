@@ -44,6 +44,7 @@ mod notify_tests;
 #[cfg(test)]
 mod tests;
 
+use crate::router::RouteConfig;
 use crate::stream::{TlpSink, TlpSource};
 use channel::DmaChannel;
 use cpl_reassembly::CplReassembly;
@@ -79,12 +80,8 @@ pub struct Dmac {
     pub max_read_req: Signal<In, Bits<3>>,
     /// N's max payload size code.
     pub max_payload: Signal<In, Bits<3>>,
-    /// This node's id.
-    pub node_id: Signal<In, Bits<4>>,
-    /// Routing table.
-    pub route_table: Signal<In, Bits<48>>,
-    /// Per-port link ready.
-    pub port_ready: Signal<In, Bits<4>>,
+    /// Where global writes go.
+    pub routes: RouteConfig,
     /// Per channel: start pulse.
     pub start: [Signal<In, Bit>; 4],
     /// Per channel: host chain.
@@ -144,9 +141,7 @@ impl Dmac {
             requester_id: Default::default(),
             max_read_req: Default::default(),
             max_payload: Default::default(),
-            node_id: Default::default(),
-            route_table: Default::default(),
-            port_ready: Default::default(),
+            routes: Default::default(),
             start: Default::default(),
             start_host: Default::default(),
             start_index: Default::default(),
@@ -267,9 +262,7 @@ impl Logic for Dmac {
             self.chans[c].cpl_timeout.next = self.cpl_timeout.val();
             self.chans[c].msi_addr.next = self.msi_addr.val();
             self.chans[c].msi_data.next = self.msi_data.val();
-            self.chans[c].node_id.next = self.node_id.val();
-            self.chans[c].route_table.next = self.route_table.val();
-            self.chans[c].port_ready.next = self.port_ready.val();
+            RouteConfig::link(&mut self.routes, &mut self.chans[c].routes);
             self.chans[c].max_read_req.next = self.max_read_req.val();
             self.chans[c].max_payload.next = self.max_payload.val();
             self.status[c].next = self.chans[c].status.val();

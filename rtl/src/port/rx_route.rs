@@ -9,7 +9,7 @@
 //! forwarded cannot be called back; the hard IP has dropped such TLPs before they get here
 //! on real hardware, so this is a diagnostic).
 
-use crate::router::{RouteAction, Router};
+use crate::router::{PortConfig, RouteAction, RouteConfig, Router};
 use crate::stream::{PortSink, TlpSource};
 use peach2_regmap::address::GLOBAL_BASE_HI;
 use rust_hdl::prelude::*;
@@ -40,24 +40,10 @@ pub struct RxRoute {
     pub to_xbar: TlpSource,
     /// Downstream: TLPs for the port's link controller.
     pub to_link: TlpSource,
-    /// This port's index (0..3 = N, E, W, S).
-    pub port_index: Signal<In, Bits<2>>,
-    /// This port plays the root-complex role.
-    pub role_rc: Signal<In, Bit>,
-    /// This node's id.
-    pub node_id: Signal<In, Bits<4>>,
-    /// Routing table (see [`Router::route_table`]).
-    pub route_table: Signal<In, Bits<48>>,
-    /// Per-port link ready.
-    pub port_ready: Signal<In, Bits<4>>,
-    /// BAR0 decode enabled.
-    pub bar0_enable: Signal<In, Bit>,
-    /// BAR0 base, address bits 31:16.
-    pub bar0_base: Signal<In, Bits<16>>,
-    /// BAR2 decode enabled.
-    pub bar2_enable: Signal<In, Bit>,
-    /// BAR2 base, address bits 63:40.
-    pub bar2_base_hi: Signal<In, Bits<24>>,
+    /// What the port is.
+    pub port: PortConfig,
+    /// Where global writes go.
+    pub routes: RouteConfig,
     /// Pulse: a TLP started (its `sop` beat was taken).
     pub tlp_in: Signal<Out, Bit>,
     /// Bytes taken this cycle (0..16).
@@ -96,15 +82,8 @@ impl Default for RxRoute {
             rx: Default::default(),
             to_xbar: Default::default(),
             to_link: Default::default(),
-            port_index: Default::default(),
-            role_rc: Default::default(),
-            node_id: Default::default(),
-            route_table: Default::default(),
-            port_ready: Default::default(),
-            bar0_enable: Default::default(),
-            bar0_base: Default::default(),
-            bar2_enable: Default::default(),
-            bar2_base_hi: Default::default(),
+            port: Default::default(),
+            routes: Default::default(),
             tlp_in: Default::default(),
             bytes_in: Default::default(),
             dropped: Default::default(),
@@ -153,15 +132,8 @@ impl Logic for RxRoute {
         self.router.dw0.next = self.rx.data.val().get_bits::<32>(0);
         self.router.dw2.next = self.rx.data.val().get_bits::<32>(64);
         self.router.dw3.next = self.rx.data.val().get_bits::<32>(96);
-        self.router.port_index.next = self.port_index.val();
-        self.router.role_rc.next = self.role_rc.val();
-        self.router.node_id.next = self.node_id.val();
-        self.router.route_table.next = self.route_table.val();
-        self.router.port_ready.next = self.port_ready.val();
-        self.router.bar0_enable.next = self.bar0_enable.val();
-        self.router.bar0_base.next = self.bar0_base.val();
-        self.router.bar2_enable.next = self.bar2_enable.val();
-        self.router.bar2_base_hi.next = self.bar2_base_hi.val();
+        PortConfig::link(&mut self.port, &mut self.router.port);
+        RouteConfig::link(&mut self.routes, &mut self.router.routes);
 
         // Outputs from the register stage.
         self.to_xbar.data.next = self.out_data.q.val();
@@ -169,7 +141,7 @@ impl Logic for RxRoute {
         self.to_xbar.eop.next = self.out_eop.q.val();
         self.to_xbar.empty.next = self.out_empty.q.val();
         self.to_xbar.dest.next = self.out_dest.q.val();
-        self.to_xbar.src.next = bit_cast::<3, 2>(self.port_index.val());
+        self.to_xbar.src.next = bit_cast::<3, 2>(self.port.port_index.val());
         self.to_xbar.unsupported.next = self.out_unsupported.q.val();
         self.to_xbar.valid.next = self.out_valid.q.val() && !self.out_link.q.val();
         self.to_link.data.next = self.out_data.q.val();
@@ -177,7 +149,7 @@ impl Logic for RxRoute {
         self.to_link.eop.next = self.out_eop.q.val();
         self.to_link.empty.next = self.out_empty.q.val();
         self.to_link.dest.next = 0.into();
-        self.to_link.src.next = bit_cast::<3, 2>(self.port_index.val());
+        self.to_link.src.next = bit_cast::<3, 2>(self.port.port_index.val());
         self.to_link.unsupported.next = false;
         self.to_link.valid.next = self.out_valid.q.val() && self.out_link.q.val();
         self.out_ready.next = (self.to_xbar.ready.val() && !self.out_link.q.val())

@@ -45,17 +45,17 @@ impl Bench {
     fn new(port: u64, seed: u64) -> Self {
         let mut s = Stepper::new(RxRoute::default(), |u| &mut u.clock);
         let u = &mut s.uut;
-        u.port_index.next = port.into();
-        u.role_rc.next = false;
-        u.node_id.next = 3.into();
+        u.port.port_index.next = port.into();
+        u.port.role_rc.next = false;
+        u.routes.node_id.next = 3.into();
         // Node 2 via E, node 4 via W, node 7 via N (a loop back to the host: refused at N).
         let table: u64 = ((0b101) << 6) | ((0b110) << 12) | ((0b100) << 21);
-        u.route_table.next = table.into();
-        u.port_ready.next = 0b1111.into();
-        u.bar0_enable.next = port == PORT_N;
-        u.bar0_base.next = u64::from(BAR0 >> 16).into();
-        u.bar2_enable.next = port == PORT_N;
-        u.bar2_base_hi.next = BAR2_HI.into();
+        u.routes.route_table.next = table.into();
+        u.routes.port_ready.next = 0b1111.into();
+        u.port.bar0_enable.next = port == PORT_N;
+        u.port.bar0_base.next = u64::from(BAR0 >> 16).into();
+        u.port.bar2_enable.next = port == PORT_N;
+        u.port.bar2_base_hi.next = BAR2_HI.into();
         u.reset.next = true;
         s.tick();
         s.uut.reset.next = false;
