@@ -2,8 +2,9 @@
 //! in-order retirement of each channel's reads, and the delivery of fetched descriptors.
 //!
 //! Tags: data reads use tags 0..31, channel c owning `8c..8c+7` in issue order (a ring per
-//! channel); descriptor fetches use tag `0x20 + c`. Per data tag the table holds the ring
-//! position of the read's first DW, of its end, and the DWs still to come.
+//! channel); descriptor fetches use tag `0x20 + c`. Per data tag the table (`tag_table`)
+//! holds the ring position of the read's first DW, of its end, and the DWs still to come;
+//! the busy bits stay here.
 //!
 //! A completion may be split at any RCB and completions of different tags may arrive in
 //! any order: the offset of a completion inside its read is `read length - byte count`,
@@ -19,6 +20,7 @@
 //! its read counts as finished (the channel stops writing first). A completion for a tag
 //! that is not outstanding is counted as unexpected and dropped.
 
+use super::tag_table::TagTable;
 use crate::stream::TlpSink;
 use rust_hdl::prelude::*;
 
@@ -81,9 +83,7 @@ pub struct CplReassembly {
     /// Pulse: a completion matched no outstanding read.
     pub cpl_unexpected: Signal<Out, Bit>,
     state: DFF<ReassemblyState>,
-    t_start: [DFF<Bits<16>>; 32],
-    t_end: [DFF<Bits<16>>; 32],
-    t_rem: [DFF<Bits<8>>; 32],
+    tags: TagTable,
     t_busy: DFF<Bits<32>>,
     d_rem: [DFF<Bits<8>>; 4],
     d_busy: DFF<Bits<4>>,
@@ -109,6 +109,8 @@ pub struct CplReassembly {
     lk_end: Signal<Local, Bits<16>>,
     lk_rem: Signal<Local, Bits<8>>,
     lk_busy: Signal<Local, Bit>,
+    /// The busy bits shifted so that the header tag's is bit 0.
+    busy_at_tag: Signal<Local, Bits<32>>,
     lk_total: Signal<Local, Bits<16>>,
     h_known: Signal<Local, Bit>,
     h_ok: Signal<Local, Bit>,
@@ -138,14 +140,7 @@ impl Logic for CplReassembly {
         dff_setup!(
             self, clock, state, t_busy, d_busy, r_base, r_bidx, r_plen, r_chan, r_desc, r_ok, r_tag
         );
-        for i in 0..32 {
-            self.t_start[i].clock.next = self.clock.val();
-            self.t_start[i].d.next = self.t_start[i].q.val();
-            self.t_end[i].clock.next = self.clock.val();
-            self.t_end[i].d.next = self.t_end[i].q.val();
-            self.t_rem[i].clock.next = self.clock.val();
-            self.t_rem[i].d.next = self.t_rem[i].q.val();
-        }
+        self.tags.clock.next = self.clock.val();
         for c in 0..4 {
             self.d_rem[c].clock.next = self.clock.val();
             self.d_rem[c].d.next = self.d_rem[c].q.val();
@@ -171,19 +166,23 @@ impl Logic for CplReassembly {
             && !self.cpl.data.val().get_bit(14)
             && (self.cpl.data.val().get_bits::<2>(32) == 0);
         self.h_chan.next = self.h_tag.val().get_bits::<2>(3);
+        // The table is read at the tag of the completion being taken: the header's,
+        // or the registered one while its payload beats follow.
+        self.tags.lookup_tag.next = self.r_tag.q.val();
+        if self.state.q.val() == ReassemblyState::Header {
+            self.tags.lookup_tag.next = self.h_tag.val().get_bits::<5>(0);
+        }
+        self.busy_at_tag.next =
+            self.t_busy.q.val() >> bit_cast::<32, 5>(self.h_tag.val().get_bits::<5>(0));
         self.lk_start.next = 0.into();
         self.lk_end.next = 8.into();
         self.lk_rem.next = 0.into();
         self.lk_busy.next = false;
         if self.h_is_data.val() {
-            for i in 0..32 {
-                if self.h_tag.val().get_bits::<5>(0).index() == i {
-                    self.lk_start.next = self.t_start[i].q.val();
-                    self.lk_end.next = self.t_end[i].q.val();
-                    self.lk_rem.next = self.t_rem[i].q.val();
-                    self.lk_busy.next = self.t_busy.q.val().get_bit(i);
-                }
-            }
+            self.lk_start.next = self.tags.lookup_start.val();
+            self.lk_end.next = self.tags.lookup_end.val();
+            self.lk_rem.next = self.tags.lookup_rem.val();
+            self.lk_busy.next = self.busy_at_tag.val().get_bit(0);
         }
         if self.h_is_desc.val() {
             self.h_chan.next = self.h_tag.val().get_bits::<2>(0);
@@ -284,6 +283,11 @@ impl Logic for CplReassembly {
         }
 
         // Header: account for the completion; payload beats follow in Data.
+        self.tags.clear.next = false;
+        self.tags.clear_tag.next = self.h_tag.val().get_bits::<5>(0);
+        self.tags.dec.next = false;
+        self.tags.dec_tag.next = self.e_tag.val();
+        self.tags.dec_rem.next = self.tags.lookup_rem.val() - self.e_plen.val().get_bits::<8>(0);
         self.cpl_error.next = 0.into();
         self.cpl_seen.next = 0.into();
         self.cpl_unexpected.next = false;
@@ -314,12 +318,7 @@ impl Logic for CplReassembly {
                 }
                 if !self.h_ok.val() {
                     // The read counts as finished: its channel stops on the error.
-                    for i in 0..32 {
-                        if self.h_is_data.val() && (self.h_tag.val().get_bits::<5>(0).index() == i)
-                        {
-                            self.t_rem[i].d.next = 0.into();
-                        }
-                    }
+                    self.tags.clear.next = self.h_is_data.val();
                     for c in 0..4 {
                         if self.h_is_desc.val() && (self.h_tag.val().get_bits::<2>(0).index() == c)
                         {
@@ -334,12 +333,7 @@ impl Logic for CplReassembly {
         }
         // The last beat: the DWs are in place, count them.
         if self.take.val() && self.cpl.eop.val() && self.e_ok.val() {
-            for i in 0..32 {
-                if !self.e_desc.val() && (self.e_tag.val().index() == i) {
-                    self.t_rem[i].d.next =
-                        self.t_rem[i].q.val() - self.e_plen.val().get_bits::<8>(0);
-                }
-            }
+            self.tags.dec.next = !self.e_desc.val();
             for c in 0..4 {
                 if self.e_desc.val() && (self.e_tag.val().get_bits::<2>(0).index() == c) {
                     self.d_rem[c].d.next =
@@ -351,14 +345,13 @@ impl Logic for CplReassembly {
         // Issue: record where the read's data goes.
         self.issue_end.next = self.issue_pos.val() + bit_cast::<16, 8>(self.issue_len_dw.val());
         self.issue_rem.next = self.issue_len_dw.val();
+        self.tags.issue.next =
+            self.issue_valid.val() && (self.issue_tag.val().get_bits::<3>(5) == 0);
+        self.tags.issue_tag.next = self.issue_tag.val().get_bits::<5>(0);
+        self.tags.issue_start.next = self.issue_pos.val();
+        self.tags.issue_end.next = self.issue_end.val();
+        self.tags.issue_rem.next = self.issue_rem.val();
         if self.issue_valid.val() && (self.issue_tag.val().get_bits::<3>(5) == 0) {
-            for i in 0..32 {
-                if self.issue_tag.val().get_bits::<5>(0).index() == i {
-                    self.t_start[i].d.next = self.issue_pos.val();
-                    self.t_end[i].d.next = self.issue_end.val();
-                    self.t_rem[i].d.next = self.issue_rem.val();
-                }
-            }
             for c in 0..4 {
                 if self.issue_tag.val().get_bits::<2>(3).index() == c {
                     self.ip[c].d.next = self.ip[c].q.val() + 1;
@@ -388,14 +381,19 @@ impl Logic for CplReassembly {
         self.desc_done.next = 0.into();
         self.can_issue.next = 0.into();
         self.idle.next = 0.into();
+        // Channel c's oldest read has tag 8c + rp[c] (mod 8).
+        self.tags.retire_tag[0].next = bit_cast::<5, 3>(self.rp[0].q.val().get_bits::<3>(0));
+        self.tags.retire_tag[1].next = 8 | bit_cast::<5, 3>(self.rp[1].q.val().get_bits::<3>(0));
+        self.tags.retire_tag[2].next = 16 | bit_cast::<5, 3>(self.rp[2].q.val().get_bits::<3>(0));
+        self.tags.retire_tag[3].next = 24 | bit_cast::<5, 3>(self.rp[3].q.val().get_bits::<3>(0));
         for c in 0..4 {
             for k in 0..8 {
                 if (self.rp[c].q.val().get_bits::<3>(0).index() == k)
                     && (self.rp[c].q.val() != self.ip[c].q.val())
                     && self.t_busy.q.val().get_bit(8 * c + k)
-                    && (self.t_rem[8 * c + k].q.val() == 0)
+                    && (self.tags.retire_rem[c].val() == 0)
                 {
-                    self.avail_q[c].d.next = self.t_end[8 * c + k].q.val();
+                    self.avail_q[c].d.next = self.tags.retire_end[c].val();
                     self.rp[c].d.next = self.rp[c].q.val() + 1;
                     self.busy_n.next = self.busy_n.val().replace_bit(8 * c + k, false);
                 }

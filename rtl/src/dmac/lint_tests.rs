@@ -33,6 +33,7 @@ fn dmac_datapath_blocks_lint_clean() {
         "dma_dest_route",
     );
     lint(&mut super::read_req::ReadReq::default(), "dma_read_req");
+    lint(&mut super::tag_table::TagTable::default(), "dma_tag_table");
     lint(
         &mut super::round_robin::RoundRobin4::default(),
         "dma_round_robin",

@@ -16,7 +16,8 @@
 //!   address, size and ring position, block after block).
 //! - `read_req`: round-robin MRd issue with tags (`8c..8c+7` data, `0x20+c` descriptors).
 //! - `cpl_reassembly`: completions (split, out of order across tags) into the reorder
-//!   buffer, in-order retirement per channel, host descriptor delivery.
+//!   buffer, in-order retirement per channel, host descriptor delivery; `tag_table` is
+//!   its per-tag array (start, end, DWs to come).
 //! - `write_gen`: round-robin MWr issue from the reorder buffer, plus one-DW notifications.
 //! - `dest_route`: the crossbar destination of a write address.
 //!
@@ -31,6 +32,7 @@ pub mod desc_regs;
 pub mod dest_route;
 pub mod read_req;
 pub mod round_robin;
+pub mod tag_table;
 pub mod write_gen;
 
 #[cfg(test)]
