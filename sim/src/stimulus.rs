@@ -2,14 +2,27 @@
 //! (valid ones of every kind the chip handles, and malformed ones) presented with random
 //! idle cycles, random TX `ready`, obeying the valid/ready rules. Used to check that the
 //! Verilated core and the rust-hdl design behave identically.
+//!
+//! The N port also plays the host behind the chip's DMA: it writes random descriptors
+//! (valid and invalid, 1-D and 2-D, with notifications) into the descriptor RAM or
+//! serves them from host memory, starts channels, and answers the chip's reads with
+//! completions split at random sizes, interleaved across tags, now and then failed
+//! (UR) or never sent (the channel times out).
 
 use crate::chip::{Chip, ChipPorts};
 use crate::error::SimError;
-use pcie_model::beats::{to_beats, Beat};
-use pcie_model::tlp::{Addr, Bdf, CfgType, CplStatus, Tag, Tlp};
+use pcie_model::beats::{tlp_from_beats, to_beats, Beat};
+use pcie_model::completion::{build_completions, error_completion, CompletionRules};
+use pcie_model::limits::{MaxPayloadSize, Rcb};
+use pcie_model::tlp::{Addr, Bdf, CfgType, CplStatus, Tag, Tlp, TlpKind};
 use peach2_regmap::address::{GlobalAddr, Target};
 use peach2_regmap::config::{BAR0, BAR2_HI, BAR2_LO, COMMAND, COMMAND_BUS_MASTER, COMMAND_MEMORY};
 use peach2_regmap::csr::{route, target_ctrl, target_hi, target_lo, Port, NODE_ID, ROUTE_VALID};
+use peach2_regmap::dma::{
+    channel_reg, desc_offset, flags, Descriptor, CH_CONTROL, CH_DESC_HI, CH_DESC_LO,
+    CH_NOTIFY_RX_HI, CH_NOTIFY_RX_LO, CH_NOTIFY_SELF_HI, CH_NOTIFY_SELF_LO, CONTROL_HOST,
+    CONTROL_INDEX_SHIFT, CONTROL_START, CPL_TIMEOUT,
+};
 use peach2_rtl::harness::Lcg;
 use std::collections::VecDeque;
 
@@ -28,10 +41,22 @@ struct PortStim {
     ready: bool,
 }
 
+/// Descriptors the stimulus keeps in the chip's RAM (indices `0..DESC_SLOTS`).
+const DESC_SLOTS: u64 = 16;
+/// Completion timeout the stimulus programs (cycles), so unanswered reads time out
+/// within a run.
+const STIM_CPL_TIMEOUT: u32 = 3000;
+
 /// Random stimulus for all four ports of one chip.
 pub struct RandomStimulus {
     rng: Lcg,
     ports: [PortStim; 4],
+    /// Beats of the TLP the chip is sending on N.
+    n_tx: Vec<Beat>,
+    /// The chip's reads not answered yet, with the completions still to send.
+    reads: Vec<VecDeque<Tlp>>,
+    /// Reads of host memory the chip sent on N (its DMA's).
+    pub host_reads: u64,
     /// Probability of presenting a queued beat in a cycle.
     pub p_valid: f64,
     /// Probability of TX `ready` in a cycle.
@@ -66,6 +91,9 @@ impl RandomStimulus {
         let mut s = Self {
             rng: Lcg(seed | 1),
             ports,
+            n_tx: Vec::new(),
+            reads: Vec::new(),
+            host_reads: 0,
             p_valid: 0.8,
             p_ready: 0.7,
         };
@@ -84,13 +112,159 @@ impl RandomStimulus {
             setup.push(csr_write(target_hi(t), t));
             setup.push(csr_write(target_ctrl(t), 1));
         }
+        setup.push(csr_write(CPL_TIMEOUT, STIM_CPL_TIMEOUT));
         for tlp in &setup {
             s.ports[0].queue.extend(to_beats(tlp));
         }
         s
     }
 
+    /// A random descriptor: mostly one the chip accepts (local source, local or global
+    /// destination, 1-D or 2-D, notifications), sometimes a broken one.
+    fn random_descriptor(&mut self) -> Descriptor {
+        let r = &mut self.rng;
+        let lane = 4 * r.below(4);
+        let src = 0x1000_0000 + r.below(1 << 16) * 16 + lane;
+        let dst_off = r.below(1 << 16) * 16 + lane;
+        let dst = if r.chance(0.5) {
+            0x2000_0000 + dst_off
+        } else {
+            GlobalAddr::new(r.below(16) as u8, Target::Host, dst_off)
+                .expect("fields in range")
+                .to_u64()
+        };
+        let max_dws = if r.chance(0.2) { 512 } else { 48 };
+        let mut d = Descriptor {
+            src,
+            dst,
+            length: 4 * (1 + r.below(max_dws) as u32),
+            flags: flags::LAST,
+            next: 0,
+            height: 0,
+            src_pitch: 0,
+            dst_pitch: 0,
+        };
+        if r.chance(0.3) {
+            d.flags |= flags::TWO_D;
+            d.height = 1 + r.below(4) as u16;
+            d.src_pitch = d.length + 16 * r.below(8) as u32;
+            d.dst_pitch = d.length + 16 * r.below(8) as u32;
+        }
+        if r.chance(0.3) {
+            d.flags |= flags::NOTIFY_SELF;
+        }
+        if r.chance(0.2) {
+            d.flags |= flags::NOTIFY_RX;
+        }
+        if r.chance(0.2) {
+            // Chained to another slot of the RAM.
+            d.flags &= !flags::LAST;
+            d.next = u64::from(desc_offset(r.below(DESC_SLOTS) as u32));
+        }
+        if r.chance(0.1) {
+            // Broken: a misaligned source, or no length.
+            if r.chance(0.5) {
+                d.src += 1;
+            } else {
+                d.length = 0;
+            }
+        }
+        d
+    }
+
+    /// Programs a descriptor and starts a channel on it (from the RAM or from host
+    /// memory), as a driver does.
+    fn dma_program(&mut self) -> Vec<Beat> {
+        let c = self.rng.below(4) as u32;
+        let slot = self.rng.below(DESC_SLOTS) as u32;
+        let d = self.random_descriptor();
+        let mut tlps = Vec::new();
+        for (k, dw) in d.to_dws().iter().enumerate() {
+            tlps.push(csr_write(desc_offset(slot) + 4 * k as u32, *dw));
+        }
+        let notify = 0x3000_0000 + 64 * u64::from(c);
+        tlps.push(csr_write(channel_reg(c, CH_NOTIFY_SELF_LO), notify as u32));
+        tlps.push(csr_write(channel_reg(c, CH_NOTIFY_SELF_HI), 0));
+        let rx = GlobalAddr::new(self.rng.below(16) as u8, Target::Host, 0x100)
+            .expect("fields in range")
+            .to_u64();
+        tlps.push(csr_write(channel_reg(c, CH_NOTIFY_RX_LO), rx as u32));
+        tlps.push(csr_write(
+            channel_reg(c, CH_NOTIFY_RX_HI),
+            (rx >> 32) as u32,
+        ));
+        let mut control = CONTROL_START | (slot << CONTROL_INDEX_SHIFT);
+        if self.rng.chance(0.3) {
+            // The chain from host memory: the reads of it are answered like data reads.
+            let at = 0x4000_0000 + 32 * self.rng.below(1 << 12);
+            tlps.push(csr_write(channel_reg(c, CH_DESC_LO), at as u32));
+            tlps.push(csr_write(channel_reg(c, CH_DESC_HI), 0));
+            control = CONTROL_START | CONTROL_HOST;
+        }
+        tlps.push(csr_write(channel_reg(c, CH_CONTROL), control));
+        tlps.iter().flat_map(to_beats).collect()
+    }
+
+    /// The chip sent `beats` on N: a read of host memory gets its completions queued
+    /// (random sizes at the RCB, random data; a descriptor fetch gets a random
+    /// descriptor), now and then a UR instead, or nothing.
+    fn host_receives(&mut self, beats: &[Beat]) {
+        let Ok(tlp) = tlp_from_beats(beats) else {
+            return;
+        };
+        if tlp.kind() != TlpKind::MRd {
+            return;
+        }
+        self.host_reads += 1;
+        let r = &mut self.rng;
+        if r.chance(0.01) {
+            return;
+        }
+        if r.chance(0.02) {
+            if let Ok(ur) = error_completion(&tlp, HOST, CplStatus::Ur) {
+                self.reads.push(VecDeque::from([ur]));
+            }
+            return;
+        }
+        let limit = [64, 128, 256][r.below(3) as usize];
+        let rules = CompletionRules::new(Rcb::B64, MaxPayloadSize::B256)
+            .with_chunk_limit(limit)
+            .expect("a multiple of the RCB within MPS");
+        let desc = tlp.tag().0 >= 0x20;
+        let fill: Vec<u8> = if desc {
+            self.random_descriptor().to_bytes().to_vec()
+        } else {
+            (0..4096).map(|_| self.rng.next_u64() as u8).collect()
+        };
+        let start = tlp.address().map_or(0, |a| a.0);
+        let read = |addr: u64, buf: &mut [u8]| {
+            for (i, b) in buf.iter_mut().enumerate() {
+                *b = fill[((addr - start) as usize + i) % fill.len()];
+            }
+        };
+        if let Ok(cpls) = build_completions(&tlp, HOST, &rules, read) {
+            self.reads.push(cpls.into());
+        }
+    }
+
+    /// Queues one completion of a random outstanding read on N.
+    fn host_answers(&mut self) {
+        if self.reads.is_empty() || !self.rng.chance(0.3) {
+            return;
+        }
+        let i = self.rng.below(self.reads.len() as u64) as usize;
+        if let Some(cpl) = self.reads[i].pop_front() {
+            self.ports[0].queue.extend(to_beats(&cpl));
+        }
+        if self.reads[i].is_empty() {
+            self.reads.swap_remove(i);
+        }
+    }
+
     fn random_tlp(&mut self, port: Port) -> Vec<Beat> {
+        if port == Port::N && self.rng.chance(0.1) {
+            return self.dma_program();
+        }
         let r = &mut self.rng;
         let max_dws = if r.chance(0.3) { 64 } else { 8 };
         let len = 4 * (1 + r.below(max_dws) as usize);
@@ -172,6 +346,7 @@ impl RandomStimulus {
 
     /// Drives every input of `chip` for this cycle (same sequence for every backend).
     pub fn drive(&mut self, chip: &mut dyn Chip) {
+        self.host_answers();
         for i in 0..4 {
             let port = self.ports[i].port;
             if self.ports[i].queue.len() < 4 {
@@ -191,11 +366,21 @@ impl RandomStimulus {
         }
     }
 
-    /// Samples the handshakes after the chip settled: beats it took leave the offer.
+    /// Samples the handshakes after the chip settled: beats it took leave the offer; the
+    /// host sees what the chip sends on N.
     pub fn sample(&mut self, chip: &dyn Chip) {
         for p in &mut self.ports {
             if p.offer.is_some() && chip.rx_ready(p.port) {
                 p.offer = None;
+            }
+        }
+        if self.ports[0].ready {
+            if let Some(b) = chip.tx_beat(Port::N) {
+                self.n_tx.push(b);
+                if b.eop {
+                    let beats = std::mem::take(&mut self.n_tx);
+                    self.host_receives(&beats);
+                }
             }
         }
     }
@@ -208,6 +393,8 @@ pub struct Exercised {
     pub beats_in: [u64; 4],
     /// Beats the chip sent on each TX stream.
     pub beats_out: [u64; 4],
+    /// Reads of host memory the chip's DMA sent on N.
+    pub host_reads: u64,
 }
 
 /// Runs `cycles` cycles of [`RandomStimulus`] on two chips in lockstep and compares every
@@ -253,5 +440,6 @@ pub fn compare_backends(
         a.tick()?;
         b.tick()?;
     }
+    ex.host_reads = sa.host_reads;
     Ok(Ok(ex))
 }
