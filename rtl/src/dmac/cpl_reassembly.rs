@@ -131,6 +131,8 @@ pub struct CplReassembly {
     issue_end: Signal<Local, Bits<16>>,
     issue_rem: Signal<Local, Bits<8>>,
     busy_n: Signal<Local, Bits<32>>,
+    /// Per channel: data reads outstanding (issued minus retired, mod 16).
+    outstanding: [Signal<Local, Bits<4>>; 4],
     dbusy_n: Signal<Local, Bits<4>>,
 }
 
@@ -402,7 +404,10 @@ impl Logic for CplReassembly {
                 self.desc_done.next = self.desc_done.val().replace_bit(c, true);
                 self.dbusy_n.next = self.dbusy_n.val().replace_bit(c, false);
             }
-            if (self.ip[c].q.val() - self.rp[c].q.val()) != 8 {
+            // The difference is taken in 4 bits first: inside the comparison, Verilog would
+            // widen the counters to the literal's 32 bits and never see 8 after a wrap.
+            self.outstanding[c].next = self.ip[c].q.val() - self.rp[c].q.val();
+            if self.outstanding[c].val() != 8 {
                 self.can_issue.next = self.can_issue.val().replace_bit(c, true);
             }
             if (self.ip[c].q.val() == self.rp[c].q.val()) && !self.d_busy.q.val().get_bit(c) {
