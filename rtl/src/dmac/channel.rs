@@ -174,6 +174,9 @@ pub struct DmaChannel {
     wr: Cursor,
     rx_route: DestRoute,
     start_pos: Signal<Local, Bits<16>>,
+    /// The read cursor's position rounded up past its line, before the mask (sums are
+    /// made in their own width; see `verilog::widths`).
+    pos_end: Signal<Local, Bits<16>>,
     r_space: Signal<Local, Bits<16>>,
     w_n: Signal<Local, Bits<7>>,
     w_short: Signal<Local, Bits<16>>,
@@ -230,8 +233,9 @@ impl Logic for DmaChannel {
         self.check.dst_ok.next = self.dst_route.ok.val();
         self.check.rx_ok.next = self.rx_route.ok.val();
         // A block starts at a fresh line, at its address's lane.
-        self.start_pos.next = ((self.rd.pos.val() + 3) & 0xFFFC)
-            | bit_cast::<16, 2>(self.desc.src.val().get_bits::<2>(2));
+        self.pos_end.next = self.rd.pos.val() + 3;
+        self.start_pos.next =
+            (self.pos_end.val() & 0xFFFC) | bit_cast::<16, 2>(self.desc.src.val().get_bits::<2>(2));
 
         self.stopped.next = (self.state.q.val() == ChanState::Idle)
             || (self.state.q.val() == ChanState::Done)

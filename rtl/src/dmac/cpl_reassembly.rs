@@ -128,6 +128,8 @@ pub struct CplReassembly {
     t: [Signal<Local, Bits<11>>; 4],
     row: [Signal<Local, Bits<10>>; 4],
     v: Signal<Local, Bits<4>>,
+    /// Lane index one past the payload (header DWs included).
+    plen_end: Signal<Local, Bits<11>>,
     issue_end: Signal<Local, Bits<16>>,
     issue_rem: Signal<Local, Bits<8>>,
     busy_n: Signal<Local, Bits<32>>,
@@ -244,12 +246,13 @@ impl Logic for CplReassembly {
             | bit_cast::<10, 8>(self.q[2].val().get_bits::<8>(2));
         self.row[3].next = (bit_cast::<10, 2>(self.e_chan.val()) << 8)
             | bit_cast::<10, 8>(self.q[3].val().get_bits::<8>(2));
+        self.plen_end.next = self.e_plen.val() + 3;
         self.v.next = 0.into();
         for l in 0..4 {
             if self.take.val()
                 && self.e_ok.val()
                 && (self.t[l].val() >= 3)
-                && (self.t[l].val() < self.e_plen.val() + 3)
+                && (self.t[l].val() < self.plen_end.val())
             {
                 self.v.next = self.v.val().replace_bit(l, true);
             }

@@ -51,6 +51,9 @@ pub struct Cursor {
     room: Signal<Local, Bits<8>>,
     next_row: Signal<Local, Bits<64>>,
     next_pos: Signal<Local, Bits<16>>,
+    /// Past the TLP, rounded up to the next line before the mask (a sum in its own width;
+    /// see `verilog::widths`).
+    pos_end: Signal<Local, Bits<16>>,
 }
 
 impl Logic for Cursor {
@@ -64,8 +67,9 @@ impl Logic for Cursor {
             self.n.next = self.left_q.q.val().get_bits::<8>(2);
         }
         self.next_row.next = self.row_q.q.val() + bit_cast::<64, 32>(self.pitch.val());
-        self.next_pos.next = ((self.pos_q.q.val() + bit_cast::<16, 8>(self.n.val()) + 3) & 0xFFFC)
-            | bit_cast::<16, 2>(self.next_row.val().get_bits::<2>(2));
+        self.pos_end.next = self.pos_q.q.val() + bit_cast::<16, 8>(self.n.val()) + 3;
+        self.next_pos.next =
+            (self.pos_end.val() & 0xFFFC) | bit_cast::<16, 2>(self.next_row.val().get_bits::<2>(2));
         self.addr.next = self.addr_q.q.val();
         self.pos.next = self.pos_q.q.val();
         self.rows.next = self.rows_q.q.val();

@@ -72,6 +72,8 @@ pub struct WriteGen {
     pick: Signal<Local, Bits<2>>,
     issue: Signal<Local, Bit>,
     last_beat: Signal<Local, Bit>,
+    /// The lane index after this beat.
+    tidx_next: Signal<Local, Bits<9>>,
     take: Signal<Local, Bit>,
     g_addr: Signal<Local, Bits<64>>,
     g_len: Signal<Local, Bits<7>>,
@@ -134,6 +136,7 @@ impl WriteGen {
             pick: Default::default(),
             issue: Default::default(),
             last_beat: Default::default(),
+            tidx_next: Default::default(),
             take: Default::default(),
             g_addr: Default::default(),
             g_len: Default::default(),
@@ -207,7 +210,8 @@ impl Logic for WriteGen {
         // Stage A: the beat of the current TLP whose bank addresses go out now.
         self.issue.next =
             self.busy.q.val() && (self.fifo.fill.val() < 6) && self.fifo.sink.ready.val();
-        self.last_beat.next = self.a_tidx.q.val() + 4 >= self.a_total.q.val();
+        self.tidx_next.next = self.a_tidx.q.val() + 4;
+        self.last_beat.next = self.tidx_next.val() >= self.a_total.q.val();
         self.qb.next = self.a_cur.q.val() + bit_cast::<16, 9>(self.a_tidx.q.val());
         self.q[0].next = self.qb.val();
         self.q[1].next = self.qb.val() + 1;

@@ -80,6 +80,10 @@ pub struct InternalCompleter {
     rd_data: [DFF<Bits<32>>; 4],
     // Combinational views of the beat on the input.
     in_fmt: Signal<Local, Bits<3>>,
+    /// Empty lanes of the last response beat, before the cut to 2 bits.
+    last_pad: Signal<Local, Bits<3>>,
+    /// DWs read once the current one is taken.
+    rd_count: Signal<Local, Bits<11>>,
     in_type: Signal<Local, Bits<5>>,
     in_addr_lo: Signal<Local, Bits<32>>,
     in_global: Signal<Local, Bit>,
@@ -132,6 +136,8 @@ impl Default for InternalCompleter {
             rd_index: Default::default(),
             rd_data: array_init::array_init(|_| Default::default()),
             in_fmt: Default::default(),
+            last_pad: Default::default(),
+            rd_count: Default::default(),
             in_type: Default::default(),
             in_addr_lo: Default::default(),
             in_global: Default::default(),
@@ -161,6 +167,7 @@ impl Logic for InternalCompleter {
             self, clock, state, h0, h1, src, status, respond, lane, dw_addr, dws_left, first,
             rd_index
         );
+        self.rd_count.next = bit_cast::<11, 3>(self.rd_index.q.val()) + 1;
         for k in 0..4 {
             self.rd_data[k].clock.next = self.clock.val();
             self.rd_data[k].d.next = self.rd_data[k].q.val();
@@ -200,6 +207,7 @@ impl Logic for InternalCompleter {
 
         // Completion header from the latched request.
         self.length.next = self.h0.q.val().get_bits::<10>(0);
+        self.last_pad.next = 5 - bit_cast::<3, 10>(self.length.val());
         self.first_be.next = self.h1.q.val().get_bits::<4>(0);
         self.last_be.next = self.h1.q.val().get_bits::<4>(4);
         // Bytes disabled before the first and after the last enabled byte.
@@ -369,7 +377,7 @@ impl Logic for InternalCompleter {
                     }
                 }
                 self.rd_index.d.next = self.rd_index.q.val() + 1;
-                if bit_cast::<11, 3>(self.rd_index.q.val()) + 1 == self.dws_left.q.val() {
+                if self.rd_count.val() == self.dws_left.q.val() {
                     self.state.d.next = CompleterState::Respond;
                 }
             }
@@ -409,8 +417,7 @@ impl Logic for InternalCompleter {
             CompleterState::Respond2 => {
                 self.to_xbar.valid.next = true;
                 self.to_xbar.eop.next = true;
-                self.to_xbar.empty.next =
-                    bit_cast::<2, 3>(5 - bit_cast::<3, 10>(self.length.val()));
+                self.to_xbar.empty.next = bit_cast::<2, 3>(self.last_pad.val());
                 // Unused lanes stay zero (beat format): only rd_data[1..length] goes out.
                 self.to_xbar.data.next = bit_cast::<128, 32>(self.rd_data[1].q.val());
                 if self.length.val() >= 3 {

@@ -49,6 +49,8 @@ pub struct EgressTranslate {
     first_out: DFF<Bit>,
     flush_empty: DFF<Bits<2>>,
     is_global_write: Signal<Local, Bit>,
+    /// Empty lanes of the flushed beat, before the cut to 2 bits.
+    flush_pad: Signal<Local, Bits<3>>,
     target: Signal<Local, Bits<3>>,
     base: Signal<Local, Bits<64>>,
     enabled: Signal<Local, Bit>,
@@ -75,6 +77,7 @@ impl Default for EgressTranslate {
             first_out: Default::default(),
             flush_empty: Default::default(),
             is_global_write: Default::default(),
+            flush_pad: Default::default(),
             target: Default::default(),
             base: Default::default(),
             enabled: Default::default(),
@@ -118,6 +121,7 @@ impl Logic for EgressTranslate {
         if self.from_xbar.eop.val() {
             self.in_used.next = 4 - bit_cast::<3, 2>(self.from_xbar.empty.val());
         }
+        self.flush_pad.next = 5 - self.in_used.val();
 
         // Defaults: pass the input through.
         self.to_port.data.next = self.from_xbar.data.val();
@@ -191,7 +195,7 @@ impl Logic for EgressTranslate {
                         self.mode.d.next = EgressMode::Idle;
                         if self.in_used.val() != 1 {
                             self.mode.d.next = EgressMode::Flush;
-                            self.flush_empty.d.next = bit_cast::<2, 3>(5 - self.in_used.val());
+                            self.flush_empty.d.next = bit_cast::<2, 3>(self.flush_pad.val());
                         }
                     }
                 }

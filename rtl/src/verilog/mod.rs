@@ -2,10 +2,12 @@
 //!
 //! `export` names and writes the modules (after `split` has broken rust-hdl's one
 //! `always @(*)` per module into independent blocks); `checks` runs Verilator's lint, Icarus
-//! elaboration and a Yosys synthesis over them. The waivers the lint needs are in one
+//! elaboration and a Yosys synthesis over them; `widths` finds arithmetic that rust-hdl
+//! wraps and Verilog widens (the exported core must have none). The waivers the lint needs are in one
 //! file, `rtl/lint/verilator.vlt`, each with its reason.
 
 pub mod checks;
 pub mod export;
 pub mod resources;
 pub mod split;
+pub mod widths;
