@@ -12,6 +12,10 @@
 //!    one including the cold (`__Slow`) files at -O0, as Verilator's makefiles do.
 //!
 //! The Verilator runtime comes from the `verilated-rt` crate (compiled once).
+//!
+//! `PEACH2_VL_PROFILE=1` builds a model to profile: Verilator's `--prof-cfuncs` cuts it
+//! into one C++ function per statement, named after its Verilog module and line, and the
+//! C++ gets debug information, so a profiler (callgrind, perf) says which block costs.
 
 #[path = "build/clocked.rs"]
 mod clocked;
@@ -29,11 +33,20 @@ fn env_path(key: &str) -> PathBuf {
     PathBuf::from(std::env::var(key).unwrap_or_else(|_| panic!("{key} is not set")))
 }
 
+/// A model to profile was asked for (`PEACH2_VL_PROFILE=1`).
+fn profiling() -> bool {
+    std::env::var("PEACH2_VL_PROFILE").is_ok_and(|v| v == "1")
+}
+
 fn verilate(verilog: &Path, waivers: &Path, mdir: &Path) {
     if mdir.exists() {
         std::fs::remove_dir_all(mdir).expect("clear the Verilator output folder");
     }
-    let out = Command::new("verilator")
+    let mut cmd = Command::new("verilator");
+    if profiling() {
+        cmd.arg("--prof-cfuncs");
+    }
+    let out = cmd
         .args([
             "--cc",
             "-O3",
@@ -67,7 +80,7 @@ fn model_build(mdir: &Path, opt: u32) -> cc::Build {
     build
         .cpp(true)
         .opt_level(opt)
-        .debug(false)
+        .debug(profiling())
         .warnings(false)
         .flag("-std=gnu++17")
         .flag("-faligned-new")
@@ -88,6 +101,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build/ports.rs");
     println!("cargo:rerun-if-changed=build/shim.rs");
     println!("cargo:rerun-if-changed=build/clocked.rs");
+    println!("cargo:rerun-if-env-changed=PEACH2_VL_PROFILE");
     let out = env_path("OUT_DIR");
     let t0 = Instant::now();
     let core = write_core(&out.join("rtl")).expect("write the exported core");
