@@ -58,6 +58,7 @@ pub(crate) struct Inputs {
 }
 
 /// Per-chip stepping state.
+#[derive(Default)]
 pub(crate) struct ChipState {
     pub(crate) inputs: Inputs,
     pub(crate) rx_taken: [bool; 4],
@@ -75,8 +76,8 @@ pub(crate) struct ChipState {
     tick: bool,
     traced: bool,
     snapshot: Vec<u8>,
-    /// Outcome of this cycle's evaluation (set on whichever thread ran it).
-    result: Result<(), SimError>,
+    /// The error of this cycle's evaluation (set on whichever thread ran it).
+    error: Option<SimError>,
 }
 
 /// One chip's part of a cycle (on any thread): drive its inputs, settle, sample its
@@ -158,25 +159,6 @@ pub struct Cluster {
     pub(crate) state: Vec<ChipState>,
     ctx: Option<Arc<VlContext>>,
     pool: Option<EvalPool>,
-}
-
-impl Default for ChipState {
-    fn default() -> Self {
-        Self {
-            inputs: Inputs::default(),
-            rx_taken: [false; 4],
-            tx_sent: [None; 4],
-            stable: 0,
-            snap_at: None,
-            next_check: 0,
-            asleep: false,
-            wake: false,
-            tick: false,
-            traced: false,
-            snapshot: Vec::new(),
-            result: Ok(()),
-        }
-    }
 }
 
 fn host_config() -> RootComplexConfig {
@@ -460,13 +442,13 @@ impl Cluster {
                     .filter(|(_, st)| st.wake)
                     .collect();
                 pool.for_each_mut(&mut jobs, |(node, st)| {
-                    st.result = eval_chip(node.chip.as_mut(), st, tick_now);
+                    st.error = eval_chip(node.chip.as_mut(), st, tick_now).err();
                 });
             }
             _ => {
                 for (node, st) in self.nodes.iter_mut().zip(self.state.iter_mut()) {
                     if st.wake {
-                        st.result = eval_chip(node.chip.as_mut(), st, tick_now);
+                        st.error = eval_chip(node.chip.as_mut(), st, tick_now).err();
                     }
                 }
             }
@@ -475,7 +457,9 @@ impl Cluster {
             if !st.wake {
                 continue;
             }
-            std::mem::replace(&mut st.result, Ok(()))?;
+            if let Some(e) = st.error.take() {
+                return Err(e);
+            }
             if st.asleep {
                 self.evals_skipped += 1;
             } else if tick_now {
