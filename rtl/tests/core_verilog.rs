@@ -3,6 +3,7 @@
 //! the whole core runs in the FPGA open flow's test.)
 
 use peach2_regmap::csr::Port;
+use peach2_rtl::verilog::assign_once::multiply_assigned;
 use peach2_rtl::verilog::checks::{iverilog_elaborate, scratch_dir, verilator_lint};
 use peach2_rtl::verilog::export::{core_verilog, write_core, CORE_MODULE};
 
@@ -48,4 +49,14 @@ fn core_lints_clean_and_elaborates() {
     verilator_lint(&files.verilog, CORE_MODULE).unwrap_or_else(|e| panic!("{e}"));
     iverilog_elaborate(&files.verilog, CORE_MODULE).unwrap_or_else(|e| panic!("{e}"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn no_block_assigns_a_variable_others_read_twice() {
+    // An event-driven simulator loops when blocks that read each other's outputs see
+    // intermediate values (a default, then the value); `assign_once` removes them all.
+    let v = core_verilog();
+    let found = multiply_assigned(&v);
+    assert!(found.is_empty(), "{found:?}");
+    assert!(v.contains("$once;"), "the rewrite ran");
 }

@@ -4,7 +4,8 @@
 //!   from Rust (fatal errors become [`SimError`]s).
 //! - [`chip`]: the [`chip::Chip`] abstraction with two backends of one behaviour, the
 //!   Verilated core and the rust-hdl design ([`hdl_chip`]); [`stimulus`] drives both
-//!   with the same random traffic to prove it.
+//!   with the same random traffic to prove it; [`icarus`] replays that traffic into the
+//!   exported Verilog under Icarus Verilog, an event-driven simulator.
 //! - [`pins`]: the core's port table, generated from the exported Verilog.
 //! - [`topology`], [`link`], [`node`], [`cluster`]: clusters of chips, hosts and GPUs
 //!   cabled with Gen2 x8 links; [`setup`] brings them up as software does; [`scenario`]
@@ -17,6 +18,7 @@ pub mod cluster;
 pub mod error;
 mod eval_pool;
 pub mod hdl_chip;
+pub mod icarus;
 pub mod link;
 pub mod node;
 pub mod pins;

@@ -1,5 +1,6 @@
 //! Naming and writing generated Verilog.
 
+use super::assign_once::assign_once;
 use super::split::split_comb_blocks;
 use crate::chip::Peach2Core;
 use rust_hdl::prelude::*;
@@ -16,10 +17,15 @@ pub const LINT_WAIVERS: &str = include_str!("../../lint/verilator.vlt");
 /// rust-hdl always calls the top module `top` and every submodule `top$<path>`; this
 /// renames both so several designs can live in one build without clashing. Each module's
 /// combinational block is split into independent blocks ([`split_comb_blocks`]), which
-/// removes false combinational loops and lets simulators evaluate only what changed.
+/// removes false combinational loops and lets simulators evaluate only what changed; then
+/// each block assigns a variable once per run ([`assign_once`]), so event-driven
+/// simulators see no glitches that could re-trigger blocks forever.
 pub fn block_verilog<B: Block>(uut: &mut B, name: &str) -> String {
     uut.connect_all();
-    split_comb_blocks(&rename_top(&generate_verilog(uut), name))
+    assign_once(&split_comb_blocks(&rename_top(
+        &generate_verilog(uut),
+        name,
+    )))
 }
 
 /// Replaces the module name `top` (and the `top$` prefix of submodules) by `name`.

@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 const KEYWORDS: [&str; 7] = ["if", "else", "begin", "end", "case", "endcase", "default"];
 
 /// The identifiers `s` reads (numbers and based literals such as `32'h1f` skipped).
-fn idents(s: &str) -> Vec<&str> {
+pub(super) fn idents(s: &str) -> Vec<&str> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -62,7 +62,7 @@ fn idents(s: &str) -> Vec<&str> {
 }
 
 /// `(lhs, rhs)` of a one-line blocking assignment to a plain identifier.
-fn split_assign(line: &str) -> Option<(&str, &str)> {
+pub(super) fn split_assign(line: &str) -> Option<(&str, &str)> {
     let (lhs, rest) = line.split_once(" = ")?;
     let rhs = rest.strip_suffix(';')?;
     let ident = lhs
@@ -72,7 +72,7 @@ fn split_assign(line: &str) -> Option<(&str, &str)> {
     (ident && !KEYWORDS.contains(&lhs)).then_some((lhs, rhs))
 }
 
-fn indent(line: &str) -> usize {
+pub(super) fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
 
