@@ -69,6 +69,9 @@ pub const BAR2_SIZE_LOG2: u32 = 40;
 pub const PCIE_CAP: u16 = 0x40;
 /// Byte offset of the device control register (MPS, MRRS).
 pub const DEVICE_CONTROL: u16 = 0x48;
+/// Max_Payload_Size Supported of every port (device capabilities), in bytes. A TLP with
+/// a longer payload is malformed (PCIe 2.0, 2.2.2) and the chip drops it.
+pub const MAX_PAYLOAD_BYTES: u32 = 256;
 /// Byte offset of the vendor-specific capability.
 pub const VSEC_CAP: u16 = 0x80;
 /// Byte offset of `PORT_INFO`.

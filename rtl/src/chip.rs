@@ -3,7 +3,7 @@
 //! through `crate::internal::mux`. Exported to Verilog as `peach2_core`.
 //!
 //! Data path of one TLP: `<p>_rx_*` -> [`RxRoute`] (routing decision, BAR2 rewrite) ->
-//! ingress [`TlpFifo`] (32 beats) -> [`Crossbar`] -> ([`EgressTranslate`] on N) ->
+//! ingress [`TlpFifo`] (32 beats, whole packets) -> [`Crossbar`] -> ([`EgressTranslate`] on N) ->
 //! [`TxMerge`] (with the port's [`LinkCtrl`] traffic) -> `<p>_tx_*`. Config TLPs and
 //! bring-up completions go from [`RxRoute`] to the port's [`LinkCtrl`] instead.
 //!
@@ -42,11 +42,18 @@ use crate::port::rx_route::RxRoute;
 use crate::port::tx_merge::TxMerge;
 use crate::stream::fifo::TlpFifo;
 use crate::xbar::Crossbar;
-use peach2_regmap::config::{CONFIG_TIMEOUT_CYCLES, EP_CONFIG_TIMEOUT_CYCLES};
+use peach2_regmap::config::{CONFIG_TIMEOUT_CYCLES, EP_CONFIG_TIMEOUT_CYCLES, MAX_PAYLOAD_BYTES};
 use rust_hdl::prelude::*;
 
 /// Log2 of the ingress FIFO depth in beats (32 beats = 512 B: two 256 B TLPs).
 pub const INGRESS_FIFO_LOG2: usize = 5;
+
+// The ingress FIFO forwards whole packets, so it must hold the longest TLP a port lets
+// through: a 4-DW header, the largest payload and a digest.
+const _: () = assert!(
+    (4 + MAX_PAYLOAD_BYTES as usize / 4 + 1).div_ceil(4) < 1 << INGRESS_FIFO_LOG2,
+    "the ingress FIFO must hold the longest legal TLP"
+);
 
 /// The PEACH2 core.
 #[derive(LogicBlock)]
@@ -185,7 +192,7 @@ impl Peach2Core {
             clk: Default::default(),
             rst: Default::default(),
             rx: array_init::array_init(|_| Default::default()),
-            fifo: array_init::array_init(|_| TlpFifo::new()),
+            fifo: array_init::array_init(|_| TlpFifo::whole_packets()),
             link: array_init::array_init(|_| Default::default()),
             merge: array_init::array_init(|_| Default::default()),
             egress: Default::default(),
@@ -403,6 +410,7 @@ impl Logic for Peach2Core {
             self.fifo[p].sink.src.next = self.rx[p].to_xbar.src.val();
             self.fifo[p].sink.unsupported.next = self.rx[p].to_xbar.unsupported.val();
             self.fifo[p].sink.valid.next = self.rx[p].to_xbar.valid.val();
+            self.fifo[p].discard.next = self.rx[p].discard.val();
             self.rx[p].to_xbar.ready.next = self.fifo[p].sink.ready.val();
             self.xbar.sinks[p].data.next = self.fifo[p].source.data.val();
             self.xbar.sinks[p].sop.next = self.fifo[p].source.sop.val();

@@ -163,6 +163,8 @@ pub struct StreamMonitor {
     partial: Vec<TestBeat>,
     /// Complete packets received, in order.
     pub packets: VecDeque<Vec<TestBeat>>,
+    /// Partial packets the sender told the monitor to drop ([`StreamMonitor::discard`]).
+    pub discarded: usize,
 }
 
 impl StreamMonitor {
@@ -173,6 +175,16 @@ impl StreamMonitor {
             rng: Lcg(seed | 1),
             partial: Vec::new(),
             packets: VecDeque::new(),
+            discarded: 0,
+        }
+    }
+
+    /// Drops the packet being received, as a store-and-forward FIFO does on `discard`
+    /// (call before [`StreamMonitor::sample`] in the cycle it is asserted).
+    pub fn discard(&mut self) {
+        if !self.partial.is_empty() {
+            self.partial.clear();
+            self.discarded += 1;
         }
     }
 

@@ -197,6 +197,7 @@ impl Logic for WriteGen {
         }
         self.fifo.clock.next = self.clock.val();
         self.fifo.reset.next = self.reset.val();
+        self.fifo.discard.next = false;
         self.out.data.next = self.fifo.source.data.val();
         self.out.sop.next = self.fifo.source.sop.val();
         self.out.eop.next = self.fifo.source.eop.val();

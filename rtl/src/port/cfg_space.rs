@@ -24,7 +24,7 @@ use super::cfg_tlp::{CFG_BYTE_COUNT, CPLD_DW0, CPL_DW0, STATUS_SC, STATUS_UR, TY
 use crate::stream::TlpSource;
 use peach2_regmap::config::{
     BAR0, BAR2_HI, BAR2_LO, BAR2_SIZE_LOG2, CLASS_REVISION, COMMAND, DEVICE_CONTROL, DEVICE_ID,
-    PARTNER_INFO, PCIE_CAP, PORT_INFO, VENDOR_DEVICE, VENDOR_ID, VSEC_CAP,
+    MAX_PAYLOAD_BYTES, PARTNER_INFO, PCIE_CAP, PORT_INFO, VENDOR_DEVICE, VENDOR_ID, VSEC_CAP,
 };
 use peach2_regmap::csr::BAR0_SIZE;
 use rust_hdl::prelude::*;
@@ -48,8 +48,8 @@ const VSEC_HEADER: u32 = 0x09 | (16 << 16);
 const STATUS_CAP_LIST: u32 = 1 << 20;
 /// PCIe capability: id 0x10, next = the vendor capability, version 2, endpoint (type 0).
 const PCIE_CAP_HEADER: u32 = 0x10 | ((VSEC_CAP as u32) << 8) | (2 << 16);
-/// Device capabilities: max payload size supported 256 B (code 1).
-const DEVICE_CAPS_VALUE: u32 = 0b001;
+/// Device capabilities: max payload size supported (code `log2(bytes / 128)`).
+const DEVICE_CAPS_VALUE: u32 = (MAX_PAYLOAD_BYTES / 128).trailing_zeros();
 /// Link speed 5 GT/s (code 2) and width x8, as link capabilities and link status encode them.
 const LINK_GEN2_X8: u32 = 2 | (8 << 4);
 /// BAR2 low DW, read-only bits: prefetchable (bit 3), 64-bit (bits 2:1 = 10), memory.

@@ -3,15 +3,21 @@
 //!
 //! One register stage. The [`Router`] looks at the `sop` beat as it arrives; its decision
 //! is kept for the rest of the packet. Beats go to the crossbar (through the port's
-//! ingress FIFO), to the port's link controller, or nowhere (dropped; counted). The
-//! header's length field is checked against the beats that arrive: a mismatch, a `sop`
-//! inside a packet or a beat outside one is counted as malformed (the beats already
-//! forwarded cannot be called back; the hard IP has dropped such TLPs before they get here
-//! on real hardware, so this is a diagnostic).
+//! ingress FIFO), to the port's link controller, or nowhere (dropped; counted).
+//!
+//! The header's length field is checked against the beats that arrive. A TLP for the
+//! crossbar whose beats disagree with it (more or fewer DWs), whose payload exceeds the
+//! chip's Max_Payload_Size, or that is cut short by the next `sop` is malformed (PCIe
+//! 2.0, 2.2.2): its beats stop at the first bad one and `discard` tells the ingress FIFO,
+//! which holds every packet until its `eop` (store-and-forward), to drop what it has of
+//! it, so a malformed TLP is never written nor forwarded. A beat outside a packet is
+//! dropped. Each malformed TLP pulses `malformed` once. The link controller checks the
+//! one-beat TLPs it takes itself, so its packets pass whole.
 
 use crate::router::{PortConfig, RouteAction, RouteConfig, Router};
 use crate::stream::{PortSink, TlpSource};
 use peach2_regmap::address::GLOBAL_BASE_HI;
+use peach2_regmap::config::MAX_PAYLOAD_BYTES;
 use rust_hdl::prelude::*;
 
 /// What happens to the beats of the packet in progress.
@@ -38,6 +44,9 @@ pub struct RxRoute {
     pub rx: PortSink,
     /// Downstream: TLPs for the crossbar, with `dest`, `src`, `unsupported` set.
     pub to_xbar: TlpSource,
+    /// Downstream, with `to_xbar`: the TLP passed to the crossbar so far is malformed;
+    /// drop its beats (a one-cycle pulse, before this cycle's beat, if any).
+    pub discard: Signal<Out, Bit>,
     /// Downstream: TLPs for the port's link controller.
     pub to_link: TlpSource,
     /// What the port is.
@@ -64,6 +73,11 @@ pub struct RxRoute {
     out_unsupported: DFF<Bit>,
     /// DWs the packet in progress still owes (from its header's length field).
     dws_left: DFF<Bits<12>>,
+    out_discard: DFF<Bit>,
+    /// The packet in progress was counted malformed already.
+    flagged: DFF<Bit>,
+    /// This beat breaks its packet's framing.
+    bad: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     out_ready: Signal<Local, Bit>,
     cur: Signal<Local, Steer>,
@@ -72,6 +86,7 @@ pub struct RxRoute {
     payload_dws: Signal<Local, Bits<12>>,
     total_dws: Signal<Local, Bits<12>>,
     global_base_hi: Constant<Bits<24>>,
+    max_payload_dws: Constant<Bits<12>>,
 }
 
 impl Default for RxRoute {
@@ -81,6 +96,7 @@ impl Default for RxRoute {
             reset: Default::default(),
             rx: Default::default(),
             to_xbar: Default::default(),
+            discard: Default::default(),
             to_link: Default::default(),
             port: Default::default(),
             routes: Default::default(),
@@ -99,6 +115,9 @@ impl Default for RxRoute {
             out_dest: Default::default(),
             out_unsupported: Default::default(),
             dws_left: Default::default(),
+            out_discard: Default::default(),
+            flagged: Default::default(),
+            bad: Default::default(),
             take: Default::default(),
             out_ready: Default::default(),
             cur: Default::default(),
@@ -107,6 +126,7 @@ impl Default for RxRoute {
             payload_dws: Default::default(),
             total_dws: Default::default(),
             global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
+            max_payload_dws: Constant::new(u64::from(MAX_PAYLOAD_BYTES / 4).into()),
         }
     }
 }
@@ -126,7 +146,9 @@ impl Logic for RxRoute {
             out_empty,
             out_dest,
             out_unsupported,
-            dws_left
+            dws_left,
+            out_discard,
+            flagged
         );
         // The router sees the lanes of the beat on the input.
         self.router.dw0.next = self.rx.data.val().get_bits::<32>(0);
@@ -144,6 +166,8 @@ impl Logic for RxRoute {
         self.to_xbar.src.next = bit_cast::<3, 2>(self.port.port_index.val());
         self.to_xbar.unsupported.next = self.out_unsupported.q.val();
         self.to_xbar.valid.next = self.out_valid.q.val() && !self.out_link.q.val();
+        self.discard.next = self.out_discard.q.val();
+        self.out_discard.d.next = false;
         self.to_link.data.next = self.out_data.q.val();
         self.to_link.sop.next = self.out_sop.q.val();
         self.to_link.eop.next = self.out_eop.q.val();
@@ -195,29 +219,48 @@ impl Logic for RxRoute {
             self.beat_dws.next = 4 - bit_cast::<12, 2>(self.rx.empty.val());
         }
 
+        // Framing of this beat against its packet's header.
+        self.bad.next = false;
+        if self.rx.sop.val() {
+            self.bad.next = (self.router.action.val() == RouteAction::Malformed)
+                || (self.total_dws.val() < self.beat_dws.val())
+                || (self.rx.eop.val() && (self.total_dws.val() != self.beat_dws.val()))
+                || (self.payload_dws.val() > self.max_payload_dws.val());
+        } else {
+            self.bad.next = (self.steer.q.val() == Steer::Idle)
+                || (self.dws_left.q.val() < self.beat_dws.val())
+                || (self.rx.eop.val() && (self.dws_left.q.val() != self.beat_dws.val()));
+        }
+
         self.tlp_in.next = false;
         self.bytes_in.next = 0.into();
         self.dropped.next = false;
         self.malformed.next = false;
         if self.take.val() {
             self.bytes_in.next = bit_cast::<5, 12>(self.beat_dws.val()) << 2;
+            if self.bad.val() && (self.cur.val() == Steer::Xbar) {
+                self.cur.next = Steer::Drop;
+            }
             self.steer.d.next = self.cur.val();
+            // The crossbar's packet in progress ends here, short or bad: drop it.
+            self.out_discard.d.next =
+                (self.steer.q.val() == Steer::Xbar) && (self.rx.sop.val() || self.bad.val());
             if self.rx.sop.val() {
                 self.tlp_in.next = true;
                 self.dws_left.d.next = self.total_dws.val() - self.beat_dws.val();
-                self.malformed.next = (self.steer.q.val() != Steer::Idle)
-                    || (self.router.action.val() == RouteAction::Malformed)
-                    || (self.total_dws.val() < self.beat_dws.val())
-                    || (self.rx.eop.val() && (self.total_dws.val() != self.beat_dws.val()));
+                // A packet cut short by this sop counts too, unless it was counted.
+                self.malformed.next = self.bad.val()
+                    || ((self.steer.q.val() != Steer::Idle) && !self.flagged.q.val());
+                self.flagged.d.next = self.bad.val();
                 self.dropped.next = self.router.action.val() == RouteAction::Drop;
             } else {
                 self.dws_left.d.next = self.dws_left.q.val() - self.beat_dws.val();
-                self.malformed.next = (self.steer.q.val() == Steer::Idle)
-                    || (self.dws_left.q.val() < self.beat_dws.val())
-                    || (self.rx.eop.val() && (self.dws_left.q.val() != self.beat_dws.val()));
+                self.malformed.next = self.bad.val() && !self.flagged.q.val();
+                self.flagged.d.next = self.flagged.q.val() || self.bad.val();
             }
             if self.rx.eop.val() {
                 self.steer.d.next = Steer::Idle;
+                self.flagged.d.next = false;
             }
             if (self.cur.val() == Steer::Xbar) || (self.cur.val() == Steer::Link) {
                 self.out_valid.d.next = true;
@@ -242,6 +285,8 @@ impl Logic for RxRoute {
             self.steer.d.next = Steer::Idle;
             self.out_valid.d.next = false;
             self.dws_left.d.next = 0.into();
+            self.out_discard.d.next = false;
+            self.flagged.d.next = false;
         }
     }
 }

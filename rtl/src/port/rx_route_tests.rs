@@ -82,6 +82,9 @@ impl Bench {
             self.link.drive(&mut self.s.uut.to_link);
             self.s.settle();
             self.drv.sample(&self.s.uut.rx);
+            if self.s.uut.discard.val() {
+                self.xbar.discard();
+            }
             self.xbar.sample(&self.s.uut.to_xbar);
             self.link.sample(&self.s.uut.to_link);
             self.dropped += u32::from(self.s.uut.dropped.val());
@@ -184,9 +187,73 @@ fn malformed_tlps_are_counted_and_later_traffic_is_unharmed() {
     b.run();
     assert_eq!(b.malformed, 2);
     assert_eq!(
-        b.xbar.packets.back().unwrap(),
-        &with_meta(&good, PORT_N, PORT_E, false)
+        b.xbar.packets,
+        [with_meta(&good, PORT_N, PORT_E, false)],
+        "only the good TLP reaches the crossbar"
     );
+    assert_eq!(
+        b.xbar.discarded, 1,
+        "the short TLP's first beats are dropped"
+    );
+}
+
+/// A global write target reachable from `port` (not back out of it): the address the
+/// sender uses (BAR2's view at N), the crossbar port it leaves by, and the header DW2 the
+/// crossbar sees (N rewrites BAR2 addresses into global ones).
+fn remote_target(port: u64) -> (u64, u64, u32) {
+    let node = if port == PORT_E { 4 } else { 2 };
+    let global = GlobalAddr::new(node, Target::Host, 0x80).unwrap().to_u64();
+    let dest = if port == PORT_E { 2 } else { PORT_E };
+    if port == PORT_N {
+        let view = (BAR2_HI << 40) | (global & ((1 << 40) - 1));
+        (view, dest, (global >> 32) as u32)
+    } else {
+        (global, dest, (global >> 32) as u32)
+    }
+}
+
+/// Sends `bad` then a good write through port `port` and checks that only the good one
+/// reaches the crossbar whole, and that `bad` was counted once.
+fn only_the_good_one_passes(port: u64, bad: Vec<TestBeat>, seed: u64) {
+    let mut b = Bench::new(port, seed);
+    let (addr, dest, dw2) = remote_target(port);
+    let good = mem(true, addr, 5, 0);
+    let mut want = good.clone();
+    want[2] = dw2;
+    b.drv.push(bad);
+    b.drv.push(packet_beats(&good, 0, 0, false));
+    b.run();
+    assert_eq!(b.malformed, 1, "port {port}");
+    assert_eq!(
+        b.xbar.packets.len(),
+        1,
+        "port {port}: {:x?}",
+        b.xbar.packets
+    );
+    assert_eq!(b.xbar.packets[0], with_meta(&want, dest, port, false));
+}
+
+#[test]
+fn length_mismatches_never_reach_the_crossbar() {
+    for (k, port) in [PORT_N, PORT_E, 2, 3].into_iter().enumerate() {
+        let seed = 100 + 10 * k as u64;
+        let (addr, _, _) = remote_target(port);
+        // More DWs than the header says (the write: length 4, 6 DWs of data).
+        let mut long = mem(true, addr, 4, 0);
+        long.extend([0xbad0_0001, 0xbad0_0002]);
+        only_the_good_one_passes(port, packet_beats(&long, 0, 0, false), seed);
+        // Fewer: length 4, 2 DWs of data.
+        let mut short = mem(true, addr, 4, 0);
+        short.truncate(short.len() - 2);
+        only_the_good_one_passes(port, packet_beats(&short, 0, 0, false), seed + 1);
+        // A payload longer than Max_Payload_Size (65 DWs, framed consistently).
+        let huge = mem(true, addr, 65, 0);
+        only_the_good_one_passes(port, packet_beats(&huge, 0, 0, false), seed + 2);
+        // A TLP cut short by the next one's sop.
+        let mut cut = packet_beats(&mem(true, addr, 12, 0), 0, 0, false);
+        cut.truncate(2);
+        only_the_good_one_passes(port, cut, seed + 3);
+    }
 }
 
 #[test]

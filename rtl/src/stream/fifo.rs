@@ -2,8 +2,15 @@
 //!
 //! Reads are first-word-fall-through: `source.valid` says a beat is at the head. The RAM
 //! has a registered read port, so the read address is the head pointer *after* this
-//! cycle's pop, and a written entry becomes visible one cycle after the write (the
+//! cycle's pop, and a written entry becomes visible one cycle after it is committed (the
 //! `wr_ptr_seen` pointer), which is what keeps a just-written slot from being read stale.
+//!
+//! Two modes. Cut-through ([`TlpFifo::new`]): every beat is committed as it is written.
+//! Store-and-forward ([`TlpFifo::whole_packets`]): the reader sees a packet only once its
+//! `eop` beat is written, and `discard` drops the packet being written (the write pointer
+//! returns to the end of the last whole packet), so a packet found bad before its end
+//! never leaves. The writer must keep packets shorter than the FIFO (a longer one could
+//! never be committed).
 
 use super::{TlpSink, TlpSource, DATA_BITS};
 use rust_hdl::prelude::*;
@@ -21,6 +28,9 @@ pub struct TlpFifo<const A: usize, const AP1: usize> {
     pub reset: Signal<In, Bit>,
     /// Upstream: beats written into the FIFO.
     pub sink: TlpSink,
+    /// Upstream: drop the beats of the packet being written (store-and-forward only),
+    /// before this cycle's beat, which starts the next packet.
+    pub discard: Signal<In, Bit>,
     /// Downstream: beats read from the FIFO.
     pub source: TlpSource,
     /// Number of beats stored (as seen by the writer).
@@ -28,38 +38,61 @@ pub struct TlpFifo<const A: usize, const AP1: usize> {
     data_ram: RAM<Bits<DATA_BITS>, A>,
     meta_ram: RAM<Bits<META_BITS>, A>,
     wr_ptr: DFF<Bits<AP1>>,
+    /// End of the last committed beat: what the reader may see.
+    wr_commit: DFF<Bits<AP1>>,
     wr_ptr_seen: DFF<Bits<AP1>>,
     rd_ptr: DFF<Bits<AP1>>,
     push: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     head_valid: Signal<Local, Bit>,
     rd_next: Signal<Local, Bits<AP1>>,
+    /// Where this cycle's beat is written: the write pointer, or the commit point after
+    /// a discard.
+    wr_base: Signal<Local, Bits<AP1>>,
+    wr_next: Signal<Local, Bits<AP1>>,
     meta_out: Signal<Local, Bits<META_BITS>>,
     depth: Constant<Bits<AP1>>,
+    whole: Constant<Bit>,
 }
 
 impl<const A: usize, const AP1: usize> TlpFifo<A, AP1> {
-    /// A FIFO of `2^A` beats. Panics if `AP1 != A + 1` (a construction-time design error).
+    /// A cut-through FIFO of `2^A` beats. Panics if `AP1 != A + 1` (a construction-time
+    /// design error).
     pub fn new() -> Self {
+        Self::with_mode(false)
+    }
+
+    /// A store-and-forward FIFO of `2^A` beats with `discard`; packets must be shorter
+    /// than `2^A` beats.
+    pub fn whole_packets() -> Self {
+        Self::with_mode(true)
+    }
+
+    fn with_mode(whole: bool) -> Self {
         assert_eq!(AP1, A + 1, "TlpFifo: AP1 must be A + 1");
         assert!((2..=12).contains(&A), "TlpFifo: depth 2^A with A in 2..=12");
         Self {
             clock: Default::default(),
             reset: Default::default(),
             sink: Default::default(),
+            discard: Default::default(),
             source: Default::default(),
             fill: Default::default(),
             data_ram: Default::default(),
             meta_ram: Default::default(),
             wr_ptr: Default::default(),
+            wr_commit: Default::default(),
             wr_ptr_seen: Default::default(),
             rd_ptr: Default::default(),
             push: Default::default(),
             pop: Default::default(),
             head_valid: Default::default(),
             rd_next: Default::default(),
+            wr_base: Default::default(),
+            wr_next: Default::default(),
             meta_out: Default::default(),
             depth: Constant::new((1u64 << A).into()),
+            whole: Constant::new(whole),
         }
     }
 }
@@ -73,7 +106,7 @@ impl<const A: usize, const AP1: usize> Default for TlpFifo<A, AP1> {
 impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_ptr, wr_ptr_seen, rd_ptr);
+        dff_setup!(self, clock, wr_ptr, wr_commit, wr_ptr_seen, rd_ptr);
         self.data_ram.write_clock.next = self.clock.val();
         self.data_ram.read_clock.next = self.clock.val();
         self.meta_ram.write_clock.next = self.clock.val();
@@ -93,8 +126,16 @@ impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
 
         self.data_ram.write_enable.next = self.push.val();
         self.meta_ram.write_enable.next = self.push.val();
-        self.data_ram.write_address.next = self.wr_ptr.q.val().get_bits::<A>(0);
-        self.meta_ram.write_address.next = self.wr_ptr.q.val().get_bits::<A>(0);
+        self.wr_base.next = self.wr_ptr.q.val();
+        if self.whole.val() && self.discard.val() {
+            self.wr_base.next = self.wr_commit.q.val();
+        }
+        self.wr_next.next = self.wr_base.val();
+        if self.push.val() {
+            self.wr_next.next = self.wr_base.val() + 1;
+        }
+        self.data_ram.write_address.next = self.wr_base.val().get_bits::<A>(0);
+        self.meta_ram.write_address.next = self.wr_base.val().get_bits::<A>(0);
         self.data_ram.write_data.next = self.sink.data.val();
         self.meta_ram.write_data.next = bit_cast::<META_BITS, 1>(self.sink.sop.val().into())
             | (bit_cast::<META_BITS, 1>(self.sink.eop.val().into()) << 1)
@@ -114,13 +155,15 @@ impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
         self.source.src.next = self.meta_out.val().get_bits::<3>(7);
         self.source.unsupported.next = self.meta_out.val().get_bit(10);
 
-        self.wr_ptr_seen.d.next = self.wr_ptr.q.val();
-        if self.push.val() {
-            self.wr_ptr.d.next = self.wr_ptr.q.val() + 1;
+        self.wr_ptr_seen.d.next = self.wr_commit.q.val();
+        self.wr_ptr.d.next = self.wr_next.val();
+        if !self.whole.val() || (self.push.val() && self.sink.eop.val()) {
+            self.wr_commit.d.next = self.wr_next.val();
         }
         self.rd_ptr.d.next = self.rd_next.val();
         if self.reset.val() {
             self.wr_ptr.d.next = 0.into();
+            self.wr_commit.d.next = 0.into();
             self.wr_ptr_seen.d.next = 0.into();
             self.rd_ptr.d.next = 0.into();
         }

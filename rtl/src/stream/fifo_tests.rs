@@ -1,7 +1,7 @@
 //! Self-checking tests of [`TlpFifo`] with random idle and backpressure.
 
 use super::fifo::TlpFifo;
-use crate::harness::{packet_beats, Lcg, Stepper, StreamDriver, StreamMonitor};
+use crate::harness::{packet_beats, BeatIn, Lcg, Stepper, StreamDriver, StreamMonitor};
 
 fn run(p_valid: f64, p_ready: f64, seed: u64) {
     let mut s = Stepper::new(TlpFifo::<4, 5>::new(), |u| &mut u.clock);
@@ -66,6 +66,60 @@ fn fifo_keeps_full_throughput() {
     // 100 beats; one cycle of RAM latency plus one of write visibility.
     assert_eq!(moved, 100);
     assert_eq!(mon.packets.len(), 1);
+}
+
+/// Store-and-forward: random packets, some dropped part-way with `discard`, under random
+/// idle and backpressure. Only whole, kept packets come out, in order, and a packet's
+/// first beat leaves only after its last one was written.
+#[test]
+fn whole_packet_fifo_drops_discarded_packets_and_holds_until_eop() {
+    let mut s = Stepper::new(TlpFifo::<4, 5>::whole_packets(), |u| &mut u.clock);
+    let mut mon = StreamMonitor::new(0.6, 17);
+    let mut rng = Lcg(23);
+    // The writer's script: beats, and `None` for a discard.
+    let mut script = std::collections::VecDeque::new();
+    let mut expect = Vec::new();
+    for p in 0..80u32 {
+        let len = 1 + rng.below(56) as usize;
+        let dws: Vec<u32> = (0..len).map(|_| rng.next_u64() as u32).collect();
+        let beats = packet_beats(&dws, (p % 5) as u8, 0, false);
+        if rng.chance(0.3) {
+            let keep = rng.below(beats.len() as u64) as usize;
+            script.extend(beats[..keep].iter().copied().map(Some));
+            script.push_back(None);
+        } else {
+            expect.push(beats.clone());
+            script.extend(beats.into_iter().map(Some));
+        }
+    }
+    s.uut.reset.next = true;
+    s.tick();
+    s.uut.reset.next = false;
+    let mut eops_written = 0;
+    while mon.packets.len() < expect.len() {
+        assert!(s.cycle < 20_000, "FIFO stalled");
+        let head = script.front().copied();
+        s.uut.discard.next = head == Some(None);
+        let beat = head.flatten();
+        let valid = beat.is_some() && rng.chance(0.7);
+        s.uut.sink.put(&beat.unwrap_or_default(), valid);
+        mon.drive(&mut s.uut.source);
+        s.settle();
+        if head == Some(None) {
+            script.pop_front();
+        } else if s.uut.sink.moved() {
+            eops_written += usize::from(beat.is_some_and(|b| b.eop));
+            script.pop_front();
+        }
+        let out = mon.packets.len();
+        if let Some(b) = mon.sample(&s.uut.source) {
+            if b.sop {
+                assert!(eops_written > out, "a packet left before its eop");
+            }
+        }
+        s.tick();
+    }
+    assert_eq!(mon.packets, expect);
 }
 
 #[test]
