@@ -76,6 +76,8 @@ fn open_flow_checks_synthesizes_and_reports() {
         "peach2_top with S_ROLE_RC=1: clean",
         "== Icarus elaboration",
         "peach2_top with S_ROLE_RC=1: elaborates",
+        "== The core under Icarus (vvp), against the Verilated core",
+        "every output equals the Verilated core's",
         "== Adapter testbench",
         "known answers: 21 Altera beats and 19 core beats match in both directions",
         "\nPASS\n",

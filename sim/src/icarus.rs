@@ -259,6 +259,19 @@ pub fn testbench(top: &str, cycles: usize) -> String {
     v
 }
 
+/// Seed of the stimulus `peach2 verilog --check` and `peach2 fpga open-flow` replay.
+pub const CHECK_SEED: u64 = 0x5eed_0001;
+/// Cycles they replay (about 2 s of Icarus).
+pub const CHECK_CYCLES: u64 = 3_000;
+
+/// Records [`CHECK_CYCLES`] cycles from [`CHECK_SEED`] on the Verilated core and replays
+/// them into `core` under Icarus in `work`, with a limit of ten minutes: the check the
+/// command-line tools run.
+pub fn check(core: &Path, top: &str, work: &Path) -> Result<ReplayReport, ReplayError> {
+    let v = record(CHECK_SEED, CHECK_CYCLES)?;
+    replay(core, top, work, &v, Duration::from_secs(600))
+}
+
 /// What a passing replay did.
 #[derive(Clone, Debug)]
 pub struct ReplayReport {

@@ -5,7 +5,7 @@
 //! Length: `PEACH2_ICARUS_CYCLES` (default 4 000 cycles).
 
 use peach2_rtl::verilog::export::{write_core, CORE_MODULE};
-use peach2_sim::icarus::{record, replay};
+use peach2_sim::icarus::{record, replay, CHECK_SEED};
 use std::time::Duration;
 
 fn cycles() -> u64 {
@@ -20,7 +20,7 @@ fn icarus_replays_the_verilated_core() {
     let dir = std::env::temp_dir().join(format!("peach2-icarus-{}", std::process::id()));
     let files = write_core(&dir).unwrap();
     let n = cycles();
-    let v = record(0x5eed_0001, n).unwrap();
+    let v = record(CHECK_SEED, n).unwrap();
     let r = replay(
         &files.verilog,
         CORE_MODULE,

@@ -140,6 +140,14 @@ fn open_flow_steps(out: &Path, report: &mut String) -> Result<(), CliError> {
         note!(report, "{TOP} with S_ROLE_RC={role}: elaborates");
     }
 
+    note!(
+        report,
+        "\n== The core under Icarus (vvp), against the Verilated core"
+    );
+    let r = peach2_sim::icarus::check(&core.verilog, CORE_MODULE, &out.join("core-sim"))
+        .map_err(|e| CliError::Failure(e.to_string()))?;
+    note!(report, "{}", crate::verilog_cmd::replay_line(&r));
+
     note!(report, "\n== Adapter testbench (iverilog + vvp)");
     let mut tb_files = files(ADAPTERS);
     tb_files.push(src.join(TESTBENCH.0));
