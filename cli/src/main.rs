@@ -5,9 +5,12 @@
 //! a [`CliError`] into a one-line message on stderr and an exit code.
 
 mod bench_cmd;
+mod cc_cmd;
 mod fpga_cmd;
+mod run_cmd;
 mod sim_cmd;
 mod tlp_cmd;
+mod trace_args;
 mod verilog_cmd;
 
 use std::fmt;
@@ -35,6 +38,10 @@ enum Command {
     Sim(sim_cmd::SimArgs),
     /// Benchmarks through the TCA driver on co-simulated chips (the paper's figures).
     Bench(bench_cmd::BenchArgs),
+    /// Compile a C program on the TCA library, MPI and CUDA for `peach2 run` (like mpicc).
+    Cc(cc_cmd::CcArgs),
+    /// Run a program built with `peach2 cc` on the simulated cluster (like mpirun).
+    Run(run_cmd::RunArgs),
 }
 
 /// Why a subcommand failed.
@@ -70,14 +77,16 @@ fn main() -> ExitCode {
     // clap itself exits with code 2 on usage errors.
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Tlp(args) => tlp_cmd::run(args),
-        Command::Verilog(args) => verilog_cmd::run(args),
-        Command::Sim(args) => sim_cmd::run(args),
-        Command::Fpga(args) => fpga_cmd::run(args),
-        Command::Bench(args) => bench_cmd::run(args),
+        Command::Tlp(args) => tlp_cmd::run(args).map(|()| None),
+        Command::Verilog(args) => verilog_cmd::run(args).map(|()| None),
+        Command::Sim(args) => sim_cmd::run(args).map(|()| None),
+        Command::Fpga(args) => fpga_cmd::run(args).map(|()| None),
+        Command::Bench(args) => bench_cmd::run(args).map(|()| None),
+        Command::Cc(args) => cc_cmd::run(args).map(Some),
+        Command::Run(args) => run_cmd::run(args).map(Some),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code.unwrap_or(ExitCode::SUCCESS),
         Err(e) => {
             eprintln!("error: {e}");
             e.exit_code()

@@ -2,6 +2,7 @@
 //! Gen2 x8 cables) under a traffic scenario; optional VCD of chip internals and a JSON
 //! log of every TLP on every cable; a JSON summary for benchmarks.
 
+use crate::trace_args::TraceArgs;
 use crate::CliError;
 use clap::Args;
 use peach2_sim::cluster::{Backend, Cluster};
@@ -9,7 +10,6 @@ use peach2_sim::scenario::{flows, Kind, Traffic};
 use peach2_sim::setup::bring_up;
 use peach2_sim::topology::Topology;
 use peach2_sim::SimError;
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// Simulate a cluster under traffic.
@@ -38,21 +38,8 @@ pub struct SimArgs {
     /// Print the summary as one JSON object.
     #[arg(long)]
     json: bool,
-    /// Write a VCD of the chips' internal signals here.
-    #[arg(long)]
-    vcd: Option<PathBuf>,
-    /// Chips (node indices, comma separated) to trace.
-    #[arg(long, value_delimiter = ',', default_value = "0")]
-    vcd_chips: Vec<usize>,
-    /// First cycle (from reset) of the VCD window.
-    #[arg(long, default_value_t = 0)]
-    vcd_from: u64,
-    /// End cycle (exclusive) of the VCD window.
-    #[arg(long, default_value_t = 20_000)]
-    vcd_to: u64,
-    /// Write every TLP entering a cable here, one JSON line each.
-    #[arg(long)]
-    tlp_log: Option<PathBuf>,
+    #[command(flatten)]
+    trace: TraceArgs,
     /// Threads that evaluate the chips (results are the same for any count; busy
     /// clusters run faster on more cores).
     #[arg(long, default_value_t = 1)]
@@ -90,15 +77,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
     let t0 = Instant::now();
     let mut c = Cluster::new(topology, backend).map_err(sim_error)?;
     c.set_threads(args.threads).map_err(sim_error)?;
-    if let Some(path) = &args.tlp_log {
-        let f = std::fs::File::create(path)
-            .map_err(|e| CliError::Failure(format!("{}: {e}", path.display())))?;
-        c.log_tlps(Box::new(std::io::BufWriter::new(f)));
-    }
-    if let Some(path) = &args.vcd {
-        c.trace_vcd(&args.vcd_chips, args.vcd_from, args.vcd_to, path)
-            .map_err(sim_error)?;
-    }
+    args.trace.apply(&mut c).map_err(sim_error)?;
     let ready = bring_up(&mut c).map_err(sim_error)?;
     let setup_s = t0.elapsed().as_secs_f64();
     let mut traffic = Traffic::new(&c, flows(kind, c.nodes.len(), args.chunk, None));

@@ -5,6 +5,8 @@
 //! never written read as a configurable fill value.
 
 use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
 
 /// Page size of the sparse store.
 pub const PAGE_SIZE: usize = 4096;
@@ -20,11 +22,35 @@ pub struct AddressOverflow {
     pub len: usize,
 }
 
-/// Sparse memory: a map from page number to 4 KiB page.
+/// Bytes kept outside the model that a range of a [`SparseMemory`] stands for (memory
+/// shared with another process, say). Offsets are relative to the start of the range.
+pub trait Backing: Send + Sync {
+    /// Copies `buf.len()` bytes from `offset` into `buf`.
+    fn read(&self, offset: u64, buf: &mut [u8]);
+    /// Copies `data` to `offset`.
+    fn write(&self, offset: u64, data: &[u8]);
+}
+
+/// A range of a [`SparseMemory`] held by a [`Backing`].
+#[derive(Clone)]
+struct Attached {
+    base: u64,
+    len: u64,
+    backing: Arc<dyn Backing>,
+}
+
+impl fmt::Debug for Attached {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Attached({:#x}+{:#x})", self.base, self.len)
+    }
+}
+
+/// Sparse memory: a map from page number to 4 KiB page, and ranges held elsewhere.
 #[derive(Debug, Clone, Default)]
 pub struct SparseMemory {
     pages: HashMap<u64, Box<[u8; PAGE_SIZE]>>,
     fill: u8,
+    attached: Vec<Attached>,
 }
 
 fn check_range(addr: u64, len: usize) -> Result<(), AddressOverflow> {
@@ -49,7 +75,29 @@ impl SparseMemory {
         SparseMemory {
             pages: HashMap::new(),
             fill,
+            attached: Vec::new(),
         }
+    }
+
+    /// From now on, the `len` bytes at `base` are `backing`'s (reads and writes go
+    /// there; what the pages held for them is no longer seen).
+    pub fn attach(&mut self, base: u64, len: u64, backing: Arc<dyn Backing>) {
+        self.attached.push(Attached { base, len, backing });
+    }
+
+    /// The attached range holding `addr`, and how many of the bytes from `addr` on it
+    /// holds (at most `len`); else how many bytes from `addr` lie before the next one.
+    fn split(&self, addr: u64, len: usize) -> (Option<&Attached>, usize) {
+        let mut n = len;
+        for a in &self.attached {
+            if addr >= a.base && addr - a.base < a.len {
+                return (Some(a), n.min((a.len - (addr - a.base)) as usize));
+            }
+            if a.base > addr {
+                n = n.min((a.base - addr).min(usize::MAX as u64) as usize);
+            }
+        }
+        (None, n)
     }
 
     /// The value unwritten bytes read as.
@@ -65,6 +113,25 @@ impl SparseMemory {
     /// Copies `buf.len()` bytes starting at `addr` into `buf`.
     pub fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), AddressOverflow> {
         check_range(addr, buf.len())?;
+        if !self.attached.is_empty() {
+            let mut done = 0usize;
+            while done < buf.len() {
+                let a = addr + done as u64;
+                let (ext, n) = self.split(a, buf.len() - done);
+                let part = &mut buf[done..done + n];
+                match ext {
+                    Some(e) => e.backing.read(a - e.base, part),
+                    None => self.read_pages(a, part),
+                }
+                done += n;
+            }
+            return Ok(());
+        }
+        self.read_pages(addr, buf);
+        Ok(())
+    }
+
+    fn read_pages(&self, addr: u64, buf: &mut [u8]) {
         let mut done = 0usize;
         while done < buf.len() {
             let a = addr + done as u64;
@@ -77,7 +144,6 @@ impl SparseMemory {
             }
             done += n;
         }
-        Ok(())
     }
 
     /// Reads `len` bytes starting at `addr` into a new vector.
@@ -90,6 +156,24 @@ impl SparseMemory {
     /// Writes `data` starting at `addr`, allocating pages as needed.
     pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), AddressOverflow> {
         check_range(addr, data.len())?;
+        if !self.attached.is_empty() {
+            let mut done = 0usize;
+            while done < data.len() {
+                let a = addr + done as u64;
+                let (ext, n) = self.split(a, data.len() - done);
+                match ext {
+                    Some(e) => e.backing.write(a - e.base, &data[done..done + n]),
+                    None => self.write_pages(a, &data[done..done + n]),
+                }
+                done += n;
+            }
+            return Ok(());
+        }
+        self.write_pages(addr, data);
+        Ok(())
+    }
+
+    fn write_pages(&mut self, addr: u64, data: &[u8]) {
         let mut done = 0usize;
         while done < data.len() {
             let a = addr + done as u64;
@@ -103,7 +187,6 @@ impl SparseMemory {
             page[off..off + n].copy_from_slice(&data[done..done + n]);
             done += n;
         }
-        Ok(())
     }
 
     /// Writes the bytes of `data` whose `enable` flag is set (a write with byte enables,
@@ -155,6 +238,40 @@ pub fn payload_byte_enables(first_be: u8, last_be: u8, len: usize) -> Vec<bool> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
+
+    struct Shared(Mutex<Vec<u8>>);
+
+    impl Backing for Shared {
+        fn read(&self, offset: u64, buf: &mut [u8]) {
+            let v = self.0.lock().unwrap();
+            buf.copy_from_slice(&v[offset as usize..offset as usize + buf.len()]);
+        }
+        fn write(&self, offset: u64, data: &[u8]) {
+            let mut v = self.0.lock().unwrap();
+            v[offset as usize..offset as usize + data.len()].copy_from_slice(data);
+        }
+    }
+
+    #[test]
+    fn attached_ranges_hold_their_bytes_and_accesses_split_at_their_ends() {
+        let shared = Arc::new(Shared(Mutex::new(vec![0x11; 100])));
+        let mut m = SparseMemory::with_fill(0xEE);
+        m.write(0x1000 - 4, &[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+        m.attach(0x1000, 100, shared.clone());
+        // The first 4 bytes were the pages', the next 4 are now the backing's.
+        assert_eq!(
+            m.read_vec(0x1000 - 4, 8).unwrap(),
+            [1, 2, 3, 4, 0x11, 0x11, 0x11, 0x11]
+        );
+        // A write across the range's end lands on both sides.
+        m.write(0x1000 + 98, &[9, 9, 9, 9]).unwrap();
+        assert_eq!(&shared.0.lock().unwrap()[96..], &[0x11, 0x11, 9, 9]);
+        assert_eq!(m.read_vec(0x1000 + 100, 3).unwrap(), [9, 9, 0xEE]);
+        // Another holder of the bytes sees the model's writes and the model sees its.
+        shared.0.lock().unwrap()[0] = 0x42;
+        assert_eq!(m.read_vec(0x1000, 1).unwrap(), [0x42]);
+    }
 
     #[test]
     fn unwritten_bytes_read_as_fill() {

@@ -9,6 +9,7 @@ use pcie_model::gpu::GpuConfig;
 use pcie_model::link::timing::LinkTiming;
 use pcie_model::read_server::ReadServerConfig;
 use pcie_model::time::{Cycles, Picos};
+use peach2_regmap::dma::{channel_reg, CHANNELS, CH_CONTROL};
 use peach2_sim::topology::Params;
 
 /// What the simulated CPU's actions cost, in 250 MHz core cycles.
@@ -23,6 +24,46 @@ pub struct CpuCosts {
     pub poll: u64,
 }
 
+impl CpuCosts {
+    /// CPU cycles before a store to BAR0 `offset` leaves the root port: a channel start
+    /// (a DMA `CONTROL` register) costs the start call on top.
+    pub fn bar0_store(&self, offset: u32) -> u64 {
+        let start = (0..CHANNELS).any(|c| channel_reg(c, CH_CONTROL) == offset);
+        self.mmio_write + if start { self.start_call } else { 0 }
+    }
+}
+
+/// A message or copy cost: a fixed latency and a transfer rate, in 250 MHz core cycles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransferCost {
+    /// Cycles from the call to the first byte at the other end.
+    pub latency: u64,
+    /// Bytes moved per 1000 cycles (4 us): 1000 = 250 MB/s.
+    pub bytes_per_kcycle: u64,
+}
+
+impl TransferCost {
+    /// Cycles to move `bytes`: the latency plus the bytes at the rate.
+    pub fn cycles(&self, bytes: u64) -> u64 {
+        self.latency + (bytes * 1000).div_ceil(self.bytes_per_kcycle.max(1))
+    }
+
+    /// Cycles the bytes alone take at the rate.
+    pub fn streaming(&self, bytes: u64) -> u64 {
+        (bytes * 1000).div_ceil(self.bytes_per_kcycle.max(1))
+    }
+}
+
+/// What the software around TCA costs in simulated time: MPI messages (which ran over
+/// InfiniBand on HA-PACS/TCA, not through PEACH2) and CUDA copies between host and GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostSoftware {
+    /// One MPI point-to-point message; collectives cost `ceil(log2 ranks)` of them.
+    pub mpi: TransferCost,
+    /// A `cudaMemcpy` between host and device memory (and `cudaMemset`).
+    pub cuda_copy: TransferCost,
+}
+
 /// The fitted cost of a channel start, in cycles (see [`Profile::ha_pacs`]).
 const START_CALL: u64 = 238;
 
@@ -35,7 +76,26 @@ pub struct Profile {
     pub params: Params,
     /// CPU costs.
     pub cpu: CpuCosts,
+    /// MPI and CUDA costs (for programs run on the simulated cluster).
+    pub software: HostSoftware,
 }
+
+/// MPI over HA-PACS/TCA's InfiniBand (Mellanox ConnectX-3, 4x QDR): 1.5 us per small
+/// message (seed 001 compares TCA's 6.5 us proxy read with 1.5 us on InfiniBand) and
+/// 3.2 GB/s, a QDR link's 4 GB/s data rate less protocol overhead (12.8 bytes/cycle).
+/// CUDA copies on a K20X over PCIe Gen2 x16: about 8 us per call (the CUDA runtime's
+/// launch and synchronisation, commonly measured at 5..10 us) and 5.8 GB/s pinned.
+/// Neither is a figure of the PEACH2 papers; both only place MPI and CUDA calls in time.
+const HA_PACS_SOFTWARE: HostSoftware = HostSoftware {
+    mpi: TransferCost {
+        latency: 375,
+        bytes_per_kcycle: 12_800,
+    },
+    cuda_copy: TransferCost {
+        latency: 2_000,
+        bytes_per_kcycle: 23_200,
+    },
+};
 
 impl Profile {
     /// The profile named `name`, if any.
@@ -60,6 +120,7 @@ impl Profile {
                 start_call: 0,
                 poll: 1,
             },
+            software: HA_PACS_SOFTWARE,
         }
     }
 
@@ -124,6 +185,7 @@ impl Profile {
                 start_call: START_CALL,
                 poll: 25,
             },
+            software: HA_PACS_SOFTWARE,
         }
     }
 }

@@ -9,13 +9,12 @@
 //! Buffers are carved out of each node's host window (`HOST_WINDOW`, 8 GiB) and its
 //! GPUs' BARs; the CPU reads and writes them directly in the models' memories.
 
-use crate::profile::{CpuCosts, Profile};
-use pcie_model::requester::RequestOutcome;
+use crate::profile::{CpuCosts, HostSoftware, Profile};
+use pcie_model::requester::{RequestHandle, RequestOutcome};
 use peach2_driver::alloc::RangeAlloc;
 use peach2_driver::hw::{DmaMemory, Mmio, Region};
 use peach2_driver::{MemKind, TcaError};
 use peach2_regmap::address::OFFSET_BITS;
-use peach2_regmap::dma::{channel_reg, CHANNELS, CH_CONTROL};
 use peach2_sim::cluster::{Backend, Cluster, BAR0_BASE, BAR2_BASE};
 use peach2_sim::setup::{bring_up, HOST_WINDOW};
 use peach2_sim::topology::Topology;
@@ -32,6 +31,8 @@ pub struct SimSystem {
     pub cluster: Cluster,
     /// CPU costs.
     pub cpu: CpuCosts,
+    /// MPI and CUDA costs.
+    pub software: HostSoftware,
     host_heap: Vec<RangeAlloc>,
     gpu_heap: Vec<Vec<RangeAlloc>>,
 }
@@ -43,7 +44,17 @@ fn sim_err(e: SimError) -> TcaError {
 impl SimSystem {
     /// Builds `topology` with `profile`'s parameters on the Verilated chips and brings
     /// it up (enumeration, routes, windows, links ready).
-    pub fn new(mut topology: Topology, profile: &Profile) -> Result<SimSystem, SimError> {
+    pub fn new(topology: Topology, profile: &Profile) -> Result<SimSystem, SimError> {
+        SimSystem::with_setup(topology, profile, |_| Ok(()))
+    }
+
+    /// As [`SimSystem::new`], with `setup` run on the cluster before bring-up (to start
+    /// a VCD or a TLP log, or set the thread count).
+    pub fn with_setup(
+        mut topology: Topology,
+        profile: &Profile,
+        setup: impl FnOnce(&mut Cluster) -> Result<(), SimError>,
+    ) -> Result<SimSystem, SimError> {
         let keep = (
             topology.params.stall_cycles,
             topology.params.avoid_cables.clone(),
@@ -51,6 +62,7 @@ impl SimSystem {
         topology.params = profile.params.clone();
         (topology.params.stall_cycles, topology.params.avoid_cables) = keep;
         let mut cluster = Cluster::new(topology, Backend::Verilated)?;
+        setup(&mut cluster)?;
         bring_up(&mut cluster)?;
         let host_heap = cluster
             .nodes
@@ -74,6 +86,7 @@ impl SimSystem {
         Ok(SimSystem {
             cluster,
             cpu: profile.cpu,
+            software: profile.software,
             host_heap,
             gpu_heap,
         })
@@ -92,18 +105,73 @@ impl SimSystem {
         Ok(())
     }
 
-    fn step(&mut self) -> Result<(), TcaError> {
+    /// One cycle; a deadlock (traffic in flight, nothing moving) is an error.
+    pub fn step(&mut self) -> Result<(), TcaError> {
         self.cluster.step().map_err(sim_err)?;
         self.cluster.check_progress(false).map_err(sim_err)
     }
 
     fn mmio_write(&mut self, node: usize, addr: u64, data: &[u8]) -> Result<(), TcaError> {
         self.run(self.cpu.mmio_write)?;
+        self.post_write(node, addr, data)
+    }
+
+    /// The CPU of `node` posts a write of `data` at MMIO address `addr`, now.
+    pub fn post_write(&mut self, node: usize, addr: u64, data: &[u8]) -> Result<(), TcaError> {
         self.cluster.nodes[node]
             .host
             .cpu()
             .mmio_write(addr, data)
             .map_err(|e| TcaError::Device(e.to_string()))
+    }
+
+    /// The CPU of `node` issues a 4-byte read at MMIO address `addr`, now; see
+    /// [`SimSystem::take_read`].
+    pub fn issue_read(&mut self, node: usize, addr: u64) -> Result<RequestHandle, TcaError> {
+        self.cluster.nodes[node]
+            .host
+            .cpu()
+            .mmio_read(addr, 4)
+            .map_err(|e| TcaError::Device(e.to_string()))
+    }
+
+    /// The value of read `h` of `node`, once its completion is back.
+    pub fn take_read(&mut self, node: usize, h: RequestHandle) -> Option<Result<u32, TcaError>> {
+        let r = self.cluster.nodes[node].host.rc.take_result(h)?;
+        Some(match r {
+            Ok(RequestOutcome::Read(b)) if b.len() == 4 => {
+                Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            }
+            other => Err(TcaError::Device(format!("MMIO read: {other:?}"))),
+        })
+    }
+
+    /// A CPU read of `kind` memory of `node` at bus address `addr` (no time passes).
+    pub fn cpu_read(
+        &mut self,
+        node: usize,
+        kind: MemKind,
+        addr: u64,
+        buf: &mut [u8],
+    ) -> Result<(), TcaError> {
+        let a = self.mem_addr(node, kind, addr)?;
+        self.memory(node, kind)?
+            .read(a, buf)
+            .map_err(|e| TcaError::Device(format!("{e:?}")))
+    }
+
+    /// A CPU write of `kind` memory of `node` at bus address `addr` (no time passes).
+    pub fn cpu_write(
+        &mut self,
+        node: usize,
+        kind: MemKind,
+        addr: u64,
+        data: &[u8],
+    ) -> Result<(), TcaError> {
+        let a = self.mem_addr(node, kind, addr)?;
+        self.memory(node, kind)?
+            .write(a, data)
+            .map_err(|e| TcaError::Device(format!("{e:?}")))
     }
 
     /// The allocator of `kind` on `node`.
@@ -116,7 +184,8 @@ impl SimSystem {
         }
     }
 
-    fn memory(
+    /// The model memory of `kind` on `node` (host memory, or a GPU's BAR memory).
+    pub fn memory(
         &mut self,
         node: usize,
         kind: MemKind,
@@ -133,7 +202,7 @@ impl SimSystem {
     }
 
     /// Converts a bus address of `kind` to an address in its model memory.
-    fn mem_addr(&self, node: usize, kind: MemKind, addr: u64) -> Result<u64, TcaError> {
+    pub fn mem_addr(&self, node: usize, kind: MemKind, addr: u64) -> Result<u64, TcaError> {
         match kind {
             MemKind::Host => Ok(addr),
             MemKind::Gpu(g) => {
@@ -171,21 +240,10 @@ impl Mmio for SimDevice {
     fn read32(&mut self, offset: u32) -> Result<u32, TcaError> {
         let mut sys = self.sys.borrow_mut();
         let n = self.node;
-        let h = sys.cluster.nodes[n]
-            .host
-            .cpu()
-            .mmio_read(BAR0_BASE + u64::from(offset), 4)
-            .map_err(|e| TcaError::Device(e.to_string()))?;
+        let h = sys.issue_read(n, BAR0_BASE + u64::from(offset))?;
         for _ in 0..MMIO_READ_LIMIT {
-            if let Some(r) = sys.cluster.nodes[n].host.rc.take_result(h) {
-                return match r {
-                    Ok(RequestOutcome::Read(b)) if b.len() == 4 => {
-                        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                    }
-                    other => Err(TcaError::Device(format!(
-                        "MMIO read at BAR0+{offset:#x}: {other:?}"
-                    ))),
-                };
+            if let Some(r) = sys.take_read(n, h) {
+                return r.map_err(|e| TcaError::Device(format!("BAR0+{offset:#x}: {e}")));
             }
             sys.step()?;
         }
@@ -197,12 +255,9 @@ impl Mmio for SimDevice {
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), TcaError> {
         let mut sys = self.sys.borrow_mut();
-        let start = (0..CHANNELS).any(|c| channel_reg(c, CH_CONTROL) == offset);
-        if start {
-            let cost = sys.cpu.start_call;
-            sys.run(cost)?;
-        }
-        sys.mmio_write(
+        let cost = sys.cpu.bar0_store(offset);
+        sys.run(cost)?;
+        sys.post_write(
             self.node,
             BAR0_BASE + u64::from(offset),
             &value.to_le_bytes(),
@@ -257,19 +312,11 @@ impl DmaMemory for SimDevice {
     }
 
     fn read(&mut self, kind: MemKind, addr: u64, buf: &mut [u8]) -> Result<(), TcaError> {
-        let mut sys = self.sys.borrow_mut();
-        let a = sys.mem_addr(self.node, kind, addr)?;
-        sys.memory(self.node, kind)?
-            .read(a, buf)
-            .map_err(|e| TcaError::Device(format!("{e:?}")))
+        self.sys.borrow_mut().cpu_read(self.node, kind, addr, buf)
     }
 
     fn write(&mut self, kind: MemKind, addr: u64, data: &[u8]) -> Result<(), TcaError> {
-        let mut sys = self.sys.borrow_mut();
-        let a = sys.mem_addr(self.node, kind, addr)?;
-        sys.memory(self.node, kind)?
-            .write(a, data)
-            .map_err(|e| TcaError::Device(format!("{e:?}")))
+        self.sys.borrow_mut().cpu_write(self.node, kind, addr, data)
     }
 
     fn poll32(&mut self, addr: u64) -> Result<u32, TcaError> {

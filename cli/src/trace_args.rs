@@ -1,0 +1,44 @@
+//! The debugging options `peach2 sim` and `peach2 run` share: a VCD window of chip
+//! internals (for GTKWave) and a log of every TLP on every cable.
+
+use clap::Args;
+use peach2_sim::cluster::Cluster;
+use peach2_sim::SimError;
+use std::path::PathBuf;
+
+/// Where to trace a cluster.
+#[derive(Args, Clone, Debug)]
+pub struct TraceArgs {
+    /// Write a VCD of the chips' internal signals here.
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// Chips (node indices, comma separated) to trace.
+    #[arg(long, value_delimiter = ',', default_value = "0")]
+    vcd_chips: Vec<usize>,
+    /// First cycle (from reset) of the VCD window.
+    #[arg(long, default_value_t = 0)]
+    vcd_from: u64,
+    /// End cycle (exclusive) of the VCD window.
+    #[arg(long, default_value_t = 20_000)]
+    vcd_to: u64,
+    /// Write every TLP entering a cable here, one JSON line each.
+    #[arg(long)]
+    tlp_log: Option<PathBuf>,
+}
+
+impl TraceArgs {
+    /// Starts the traces on `c` (before bring-up, so they cover it).
+    pub fn apply(&self, c: &mut Cluster) -> Result<(), SimError> {
+        if let Some(path) = &self.tlp_log {
+            let f = std::fs::File::create(path).map_err(|source| SimError::Io {
+                path: path.display().to_string(),
+                source,
+            })?;
+            c.log_tlps(Box::new(std::io::BufWriter::new(f)));
+        }
+        if let Some(path) = &self.vcd {
+            c.trace_vcd(&self.vcd_chips, self.vcd_from, self.vcd_to, path)?;
+        }
+        Ok(())
+    }
+}

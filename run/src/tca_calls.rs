@@ -1,0 +1,462 @@
+//! The TCA library's calls (`tca-api.h`), carried out by the driver (`peach2-driver`),
+//! which stays the one implementation of the API: this is its C skin's far end.
+
+use crate::abi::*;
+use crate::device::{RankMemory, RankMmio};
+use crate::server::{Answer, Call, RankCtx};
+use crate::wire::{Reader, Short, Writer};
+use peach2_driver::handle::HANDLE_BYTES;
+use peach2_driver::{Buffer, DescList, Handle, MemKind, Placement, Tca, TcaError, Wait};
+use std::collections::HashMap;
+
+/// A `tcaDesc`: its copies, the union of their flags, and their notify-self
+/// `(slot, tag)` pairs.
+#[derive(Default)]
+struct Desc {
+    list: DescList,
+    flags: i64,
+    selfs: Vec<(i32, i32)>,
+}
+
+/// The driver of one rank, as its TCA calls left it.
+#[derive(Default)]
+pub struct TcaState {
+    tca: Option<Tca<RankMmio, RankMemory>>,
+    /// Live `tcaMalloc` buffers by bus address.
+    buffers: HashMap<u64, Buffer>,
+    /// Descriptor lists by id.
+    descs: HashMap<u64, Desc>,
+    next_desc: u64,
+    /// The list each channel was last set with.
+    channel_desc: HashMap<u8, u64>,
+}
+
+/// The `tcaresult` of a driver error.
+pub fn result_of(e: &TcaError) -> i64 {
+    match e {
+        TcaError::OutOfMemory { .. }
+        | TcaError::DescriptorMemoryFull { .. }
+        | TcaError::OutsideWindow { .. } => TCA_ERROR_OUT_OF_MEMORY,
+        TcaError::NoMemory(_) => TCA_ERROR_NOT_SUPPORTED,
+        TcaError::ChannelBusy(_) => TCA_ERROR_BUSY,
+        TcaError::Timeout(_) => TCA_ERROR_TIMEOUT,
+        TcaError::Device(_) | TcaError::NotPeach2(_) | TcaError::Dma { .. } => TCA_ERROR_DEVICE,
+        _ => TCA_ERROR_INVALID_VALUE,
+    }
+}
+
+fn status(r: Result<(), TcaError>) -> Answer {
+    Answer::status(r.map_or_else(|e| result_of(&e), |()| TCA_SUCCESS))
+}
+
+fn kind_of(ctx: &RankCtx, code: u32) -> Option<MemKind> {
+    match i64::from(code) {
+        TCA_MEMORY_CPU => Some(MemKind::Host),
+        TCA_MEMORY_GPU => Some(MemKind::Gpu(ctx.cuda.device)),
+        _ => None,
+    }
+}
+
+fn handle(bytes: &[u8]) -> Result<Handle, TcaError> {
+    Handle::from_bytes(bytes.get(..HANDLE_BYTES).unwrap_or(bytes))
+}
+
+impl RankCtx {
+    fn driver(&mut self) -> Result<&mut Tca<RankMmio, RankMemory>, TcaError> {
+        self.tca
+            .tca
+            .as_mut()
+            .ok_or_else(|| TcaError::Invalid("tcaInit has not been called".into()))
+    }
+}
+
+fn init(ctx: &mut RankCtx) -> Answer {
+    if ctx.tca.tca.is_some() {
+        return Answer::status(TCA_SUCCESS);
+    }
+    let mmio = RankMmio {
+        line: ctx.line.clone(),
+        cpu: ctx.cpu,
+    };
+    let mem = RankMemory {
+        line: ctx.line.clone(),
+        cpu: ctx.cpu,
+        heaps: ctx.heaps.clone(),
+    };
+    match Tca::open(mmio, mem) {
+        Ok(t) => {
+            ctx.tca.tca = Some(t);
+            Answer::status(TCA_SUCCESS)
+        }
+        Err(e) => Answer::status(result_of(&e)),
+    }
+}
+
+fn malloc(ctx: &mut RankCtx, size: u64, kind: u32) -> Answer {
+    let Some(kind) = kind_of(ctx, kind) else {
+        return Answer::status(TCA_ERROR_INVALID_VALUE);
+    };
+    let r = ctx.driver().and_then(|t| t.malloc(size, kind));
+    match r {
+        Ok(b) => {
+            ctx.tca.buffers.insert(b.bus_addr, b);
+            if let MemKind::Gpu(g) = kind {
+                ctx.cuda.device_allocs.insert(b.bus_addr, (size, g));
+            }
+            let mut w = Writer::new();
+            w.u64(b.bus_addr);
+            Answer::with(TCA_SUCCESS, w)
+        }
+        Err(e) => Answer::status(result_of(&e)),
+    }
+}
+
+/// The live buffer at `bus` of `kind`.
+fn buffer(ctx: &RankCtx, bus: u64, kind: Option<MemKind>) -> Result<Buffer, TcaError> {
+    ctx.tca
+        .buffers
+        .get(&bus)
+        .filter(|b| Some(b.handle.kind) == kind)
+        .copied()
+        .ok_or_else(|| {
+            TcaError::Invalid(format!("{bus:#x} is not a tcaMalloc buffer of that kind"))
+        })
+}
+
+fn free(ctx: &mut RankCtx, bus: u64, kind: u32) -> Answer {
+    let kind = kind_of(ctx, kind);
+    let r = buffer(ctx, bus, kind).and_then(|b| {
+        ctx.driver()?.free(&b)?;
+        ctx.tca.buffers.remove(&bus);
+        ctx.cuda.device_allocs.remove(&bus);
+        Ok(())
+    });
+    status(r)
+}
+
+fn create_handle(ctx: &mut RankCtx, bus: u64, size: u64, kind: u32) -> Answer {
+    let kind = kind_of(ctx, kind);
+    let r = buffer(ctx, bus, kind).and_then(|b| {
+        if size == 0 || size > b.handle.size {
+            return Err(TcaError::OutOfRange {
+                offset: 0,
+                len: size,
+                size: b.handle.size,
+            });
+        }
+        ctx.driver()?.create_handle(&b)
+    });
+    match r {
+        Ok(h) => {
+            let mut w = Writer::new();
+            w.bytes(&h.to_bytes());
+            Answer::with(TCA_SUCCESS, w)
+        }
+        Err(e) => Answer::status(result_of(&e)),
+    }
+}
+
+fn destroy_handle(ctx: &mut RankCtx, bytes: &[u8]) -> Answer {
+    let r = handle(bytes).and_then(|h| {
+        let own = ctx.tca.buffers.values().any(|b| b.handle == h);
+        own.then_some(())
+            .ok_or_else(|| TcaError::Invalid("not a live handle created by this process".into()))
+    });
+    status(r)
+}
+
+fn desc_new(ctx: &mut RankCtx) -> Answer {
+    ctx.tca.next_desc += 1;
+    let id = ctx.tca.next_desc;
+    ctx.tca.descs.insert(id, Desc::default());
+    let mut w = Writer::new();
+    w.u64(id);
+    Answer::with(TCA_SUCCESS, w)
+}
+
+/// One `tcaDescSetMemcpy[2D]`: the list, both handles and offsets, the shape (width,
+/// height and pitches; height 0 for a linear copy), flags, slot and tag.
+struct Append {
+    desc: u64,
+    dst: Vec<u8>,
+    dst_off: i64,
+    dst_pitch: u64,
+    src: Vec<u8>,
+    src_off: i64,
+    src_pitch: u64,
+    width: u64,
+    height: u64,
+    flags: i64,
+    slot: i32,
+    tag: i32,
+}
+
+const KNOWN_FLAGS: i64 = TCA_FLAG_NOTIFY
+    | TCA_FLAG_NOTIFY_SELF
+    | TCA_FLAG_CONTINUE
+    | TCA_FLAG_PIPELINE
+    | TCA_FLAG_USE_INTERNAL
+    | TCA_FLAG_USE_NOTIFY_INTERNAL;
+
+fn append(ctx: &mut RankCtx, a: Append) -> Answer {
+    let r = (|| {
+        if a.flags & !KNOWN_FLAGS != 0 {
+            return Err(TcaError::Invalid(format!("unknown flags {:#x}", a.flags)));
+        }
+        let (dst, src) = (handle(&a.dst)?, handle(&a.src)?);
+        let off =
+            |o: i64| u64::try_from(o).map_err(|_| TcaError::Invalid("negative offset".into()));
+        let (dst_off, src_off) = (off(a.dst_off)?, off(a.src_off)?);
+        let notify = a.flags & TCA_FLAG_NOTIFY != 0;
+        let wait = if notify {
+            let slot = u16::try_from(a.slot).map_err(|_| TcaError::NoSlot(u16::MAX, 0))?;
+            let tag = u32::try_from(a.tag).map_err(|_| TcaError::Invalid("negative tag".into()))?;
+            Some(Wait { slot, tag })
+        } else {
+            None
+        };
+        let Desc { list, flags, selfs } = ctx
+            .tca
+            .descs
+            .get_mut(&a.desc)
+            .ok_or_else(|| TcaError::Invalid("not a live tcaDesc".into()))?;
+        if a.height == 0 {
+            list.memcpy(&dst, dst_off, &src, src_off, a.width, wait);
+        } else {
+            list.memcpy_2d(
+                &dst,
+                dst_off,
+                a.dst_pitch,
+                &src,
+                src_off,
+                a.src_pitch,
+                a.width,
+                a.height,
+                wait,
+            );
+        }
+        if a.flags & TCA_FLAG_NOTIFY_SELF != 0 {
+            list.notify_self();
+            selfs.push((a.slot, a.tag));
+        }
+        *flags |= a.flags;
+        Ok(())
+    })();
+    status(r)
+}
+
+fn desc_set(ctx: &mut RankCtx, desc: u64, ch: i32) -> Answer {
+    let r = (|| {
+        let ch = u8::try_from(ch).map_err(|_| TcaError::NoChannel(u8::MAX))?;
+        let d = ctx
+            .tca
+            .descs
+            .get(&desc)
+            .ok_or_else(|| TcaError::Invalid("not a live tcaDesc".into()))?;
+        let (list, flags) = (&d.list, d.flags);
+        let placement = if flags & TCA_FLAG_USE_INTERNAL != 0 {
+            Placement::Internal
+        } else {
+            Placement::Host
+        };
+        let list = list.clone();
+        ctx.driver()?.set_chain(ch, &list, placement)?;
+        ctx.tca.channel_desc.insert(ch, desc);
+        Ok(())
+    })();
+    status(r)
+}
+
+fn channel(ch: i32) -> Result<u8, TcaError> {
+    u8::try_from(ch).map_err(|_| TcaError::NoChannel(u8::MAX))
+}
+
+/// The channel whose list notifies this node itself with `(slot, tag)`, if any.
+fn self_channel(ctx: &RankCtx, slot: i32, tag: i32) -> Option<u8> {
+    ctx.tca.channel_desc.iter().find_map(|(ch, d)| {
+        let d = ctx.tca.descs.get(d)?;
+        d.selfs.contains(&(slot, tag)).then_some(*ch)
+    })
+}
+
+/// `tcaWaitDMARecvDesc` (`block`) or `tcaTestDMARecvDesc`: a notification of another
+/// node lands in this node's slot; this node's own (a notify-self) is its channel's.
+fn recv(ctx: &mut RankCtx, bytes: &[u8], slot: i32, tag: i32, block: bool) -> Answer {
+    let r = (|| {
+        let h = handle(bytes)?;
+        let me = ctx.driver()?.node();
+        if h.node == me {
+            if let Some(ch) = self_channel(ctx, slot, tag) {
+                let t = ctx.driver()?;
+                return if block {
+                    t.wait_self(ch).map(|()| true)
+                } else {
+                    t.test_dmac(ch).map(|d| d.is_some())
+                };
+            }
+        }
+        let slot = u16::try_from(slot).map_err(|_| TcaError::NoSlot(u16::MAX, 0))?;
+        let tag = u32::try_from(tag).map_err(|_| TcaError::Invalid("negative tag".into()))?;
+        let t = ctx.driver()?;
+        if block {
+            t.wait_recv(slot, tag).map(|()| true)
+        } else {
+            t.test_recv(slot, tag)
+        }
+    })();
+    match r {
+        Ok(true) => Answer::status(TCA_SUCCESS),
+        Ok(false) => Answer::status(TCA_ERROR_NOT_READY),
+        Err(e) => Answer::status(result_of(&e)),
+    }
+}
+
+fn pio_region(ctx: &mut RankCtx, bytes: &[u8], offset: u64, size: u64) -> Answer {
+    let r = handle(bytes).and_then(|h| {
+        let me = ctx.driver()?.node();
+        if h.node != me && !ctx.driver()?.reachable(h.node) {
+            return Err(TcaError::UnknownNode(h.node));
+        }
+        h.check_range(offset, size)
+    });
+    status(r)
+}
+
+fn send_pio(ctx: &mut RankCtx, bytes: &[u8], offset: u64, data: &[u8]) -> Answer {
+    let r = handle(bytes).and_then(|h| ctx.driver()?.pio_write(&h, offset, data));
+    status(r)
+}
+
+fn node_of(bytes: &[u8]) -> String {
+    handle(bytes).map_or("a bad handle".into(), |h| {
+        format!("node {}'s handle", h.node)
+    })
+}
+
+/// Decodes TCA call `code`.
+pub fn decode(code: i64, r: &mut Reader) -> Result<Call, Short> {
+    Ok(match code {
+        CALL_TCA_INIT => Call::new("tcaInit()".into(), init),
+        CALL_TCA_MALLOC => {
+            let (size, kind) = (r.u64()?, r.u32()?);
+            Call::new(format!("tcaMalloc({size} bytes, kind {kind})"), move |c| {
+                malloc(c, size, kind)
+            })
+        }
+        CALL_TCA_FREE => {
+            let (bus, kind) = (r.u64()?, r.u32()?);
+            Call::new(format!("tcaFree({bus:#x})"), move |c| free(c, bus, kind))
+        }
+        CALL_TCA_CREATE_HANDLE => {
+            let (bus, size, kind) = (r.u64()?, r.u64()?, r.u32()?);
+            Call::new(format!("tcaCreateHandle({bus:#x}, {size})"), move |c| {
+                create_handle(c, bus, size, kind)
+            })
+        }
+        CALL_TCA_DESTROY_HANDLE => {
+            let h = r.bytes()?;
+            Call::new("tcaDestroyHandle".into(), move |c| destroy_handle(c, &h))
+        }
+        CALL_TCA_DESC_NEW => Call::new("tcaDescNew()".into(), desc_new),
+        CALL_TCA_DESC_FREE => {
+            let id = r.u64()?;
+            Call::new("tcaDescFree".into(), move |c| {
+                let found = c.tca.descs.remove(&id).is_some();
+                c.tca.channel_desc.retain(|_, d| *d != id);
+                Answer::status(if found {
+                    TCA_SUCCESS
+                } else {
+                    TCA_ERROR_INVALID_VALUE
+                })
+            })
+        }
+        CALL_TCA_DESC_SET_MEMCPY | CALL_TCA_DESC_SET_MEMCPY_2D => {
+            let two_d = code == CALL_TCA_DESC_SET_MEMCPY_2D;
+            let desc = r.u64()?;
+            let (dst, dst_off) = (r.bytes()?, r.i64()?);
+            let dst_pitch = if two_d { r.u64()? } else { 0 };
+            let (src, src_off) = (r.bytes()?, r.i64()?);
+            let src_pitch = if two_d { r.u64()? } else { 0 };
+            let width = r.u64()?;
+            let height = if two_d { r.u64()?.max(1) } else { 0 };
+            let (flags, slot, tag) = (i64::from(r.u32()?), r.i32()?, r.i32()?);
+            let name = if two_d {
+                "tcaDescSetMemcpy2D"
+            } else {
+                "tcaDescSetMemcpy"
+            };
+            let text = format!(
+                "{name}(dst {} +{dst_off}, src +{src_off}, {width} bytes x {}, flags {flags:#x}, slot {slot}, tag {tag})",
+                node_of(&dst),
+                height.max(1)
+            );
+            let a = Append {
+                desc,
+                dst,
+                dst_off,
+                dst_pitch,
+                src,
+                src_off,
+                src_pitch,
+                width,
+                height,
+                flags,
+                slot,
+                tag,
+            };
+            Call::new(text, move |c| append(c, a))
+        }
+        CALL_TCA_DESC_SET => {
+            let (desc, ch) = (r.u64()?, r.i32()?);
+            Call::new(format!("tcaDescSet(channel {ch})"), move |c| {
+                desc_set(c, desc, ch)
+            })
+        }
+        CALL_TCA_START => {
+            let ch = r.i32()?;
+            Call::new(format!("tcaStartDMADesc({ch})"), move |c| {
+                status(channel(ch).and_then(|ch| c.driver()?.start(ch)))
+            })
+        }
+        CALL_TCA_WAIT_DMAC => {
+            let ch = r.i32()?;
+            Call::waiting(format!("tcaWaitDMAC({ch})"), move |c| {
+                status(channel(ch).and_then(|ch| c.driver()?.wait_dmac(ch).map(|_| ())))
+            })
+        }
+        CALL_TCA_WAIT_RECV | CALL_TCA_TEST_RECV => {
+            let block = code == CALL_TCA_WAIT_RECV;
+            let (h, slot, tag) = (r.bytes()?, r.i32()?, r.i32()?);
+            let name = if block {
+                "tcaWaitDMARecvDesc"
+            } else {
+                "tcaTestDMARecvDesc"
+            };
+            let text = format!("{name}({}, slot {slot}, tag {tag})", node_of(&h));
+            let run = move |c: &mut RankCtx| recv(c, &h, slot, tag, block);
+            if block {
+                Call::waiting(text, run)
+            } else {
+                Call::new(text, run)
+            }
+        }
+        CALL_TCA_SET_PIO_REGION => {
+            let (h, offset, size) = (r.bytes()?, r.u64()?, r.u64()?);
+            Call::new(format!("tcaSetPIORegion({})", node_of(&h)), move |c| {
+                pio_region(c, &h, offset, size)
+            })
+        }
+        CALL_TCA_SEND_PIO => {
+            let (h, offset, data) = (r.bytes()?, r.u64()?, r.bytes()?);
+            let text = format!(
+                "tcaSendPIO({}, +{offset}, {} bytes)",
+                node_of(&h),
+                data.len()
+            );
+            Call::new(text, move |c| send_pio(c, &h, offset, &data))
+        }
+        _ => Call::new(format!("unknown call {code}"), |_| {
+            Answer::status(TCA_ERROR_NOT_SUPPORTED)
+        }),
+    })
+}
