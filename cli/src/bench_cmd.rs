@@ -29,6 +29,9 @@ enum BenchCommand {
     /// Simulation speed: the raw Verilated core, then clusters under traffic on every
     /// node; one JSON object per line, with the engine's overhead.
     SimSpeed(SimSpeedArgs),
+    /// `peach2 run` of a ping-pong program against `bench pingpong`: the cost of
+    /// running a program's ranks, in simulated cycles per second.
+    RunSpeed(crate::bench_run_speed::RunSpeedArgs),
 }
 
 /// Simulation-speed options.
@@ -110,6 +113,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     match args.command {
         BenchCommand::Pingpong(a) => pingpong_cmd(a),
         BenchCommand::SimSpeed(a) => sim_speed_cmd(a),
+        BenchCommand::RunSpeed(a) => crate::bench_run_speed::run(a),
     }
 }
 

@@ -5,6 +5,7 @@
 //! a [`CliError`] into a one-line message on stderr and an exit code.
 
 mod bench_cmd;
+mod bench_run_speed;
 mod cc_cmd;
 mod fpga_cmd;
 mod run_cmd;

@@ -62,6 +62,8 @@ pub struct RunReport {
     pub outcome: Outcome,
     /// Cycles the ranks ran (from the first rank's start to the end).
     pub cycles: u64,
+    /// Cycles the cluster ran in all, bring-up included.
+    pub total_cycles: u64,
     /// Wall-clock seconds of the whole run (bring-up included).
     pub wall_s: f64,
 }
@@ -331,6 +333,7 @@ pub fn run(
     Ok(RunReport {
         outcome,
         cycles,
+        total_cycles: sys.cluster.cycle,
         wall_s: t0.elapsed().as_secs_f64(),
     })
 }

@@ -124,6 +124,14 @@ pub fn parse_sizes(spec: &str) -> Result<Vec<u64>, String> {
 
 /// Runs the benchmark; `progress(done, total)` is called after each size.
 pub fn run(cfg: &PingPong, progress: &mut dyn FnMut(usize, usize)) -> Result<Vec<Row>, BenchError> {
+    run_counted(cfg, progress).map(|(rows, _)| rows)
+}
+
+/// [`run`], with the cycles the cluster ran in all (bring-up included).
+pub fn run_counted(
+    cfg: &PingPong,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Vec<Row>, u64), BenchError> {
     let n = cfg.topology.nodes.len();
     if cfg.src >= n || cfg.dst >= n || cfg.src == cfg.dst {
         return Err(BenchError::Config(format!(
@@ -208,7 +216,8 @@ pub fn run(cfg: &PingPong, progress: &mut dyn FnMut(usize, usize)) -> Result<Vec
         });
         progress(k + 1, cfg.sizes.len());
     }
-    Ok(rows)
+    let cycles = now();
+    Ok((rows, cycles))
 }
 
 /// The rows as CSV with the header `bytes,latency_us,bandwidth_gb_s`.

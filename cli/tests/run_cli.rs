@@ -1,0 +1,108 @@
+//! `peach2 cc` and `peach2 run`: TCA programs in C, built and run unchanged on the
+//! co-simulated cluster; their output, determinism, failures and bad arguments.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use support::{peach2, temp};
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The example `name` (`examples/tca/<name>.c`) built with `peach2 cc`.
+fn build(name: &str) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/tca/{name}.c"));
+    let exe = temp("run-cli", name);
+    let out = peach2(&[
+        "cc",
+        "-O2",
+        "-Wall",
+        "-Werror",
+        "-o",
+        exe.to_str().unwrap(),
+        src.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "peach2 cc {name}: {}",
+        text(&out.stderr)
+    );
+    exe
+}
+
+fn run(args: &[&str], exe: &Path, prog_args: &[&str]) -> Output {
+    let mut a: Vec<&str> = vec!["run"];
+    a.extend_from_slice(args);
+    a.push("--");
+    a.push(exe.to_str().unwrap());
+    a.extend_from_slice(prog_args);
+    peach2(&a)
+}
+
+#[test]
+fn hello_runs_and_its_output_is_the_same_every_time() {
+    let exe = build("hello");
+    let first = run(&["--topology", "ring2"], &exe, &[]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let out = text(&first.stdout);
+    assert!(
+        out.contains("rank 1 got \"hello from rank 0\" after 2.10 us"),
+        "{out}"
+    );
+    assert!(
+        out.contains("rank 0 of 2 done\nrank 1 of 2 done\n"),
+        "{out}"
+    );
+    let second = run(&["--topology", "ring2"], &exe, &[]);
+    assert_eq!(text(&second.stdout), out, "a second run prints the same");
+    // Two threads evaluating the chips: the same simulation.
+    let threads = run(&["--topology", "ring2", "--threads", "2"], &exe, &[]);
+    assert_eq!(text(&threads.stdout), out);
+}
+
+#[test]
+fn cc_passes_compile_only_and_errors_through() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/tca/hello.c");
+    let obj = temp("run-cli", "hello.o");
+    let out = peach2(&[
+        "cc",
+        "-c",
+        "-o",
+        obj.to_str().unwrap(),
+        src.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(obj.exists());
+    let bad = temp("run-cli", "bad.c");
+    std::fs::write(&bad, "int main(void) { return undeclared; }\n").unwrap();
+    let out = peach2(&["cc", "-o", "/dev/null", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "the compiler's status");
+    assert!(text(&out.stderr).contains("undeclared"));
+}
+
+#[test]
+fn bad_run_arguments_are_errors_not_hangs() {
+    let exe = build("hello");
+    for (args, what) in [
+        (vec!["--topology", "ring2", "--np", "5"], "--np 5"),
+        (vec!["--topology", "ring9"], "unknown preset"),
+        (vec!["--profile", "fast"], "unknown profile"),
+        (vec!["--stall-ms", "0"], "--stall-ms"),
+    ] {
+        let out = run(&args, &exe, &[]);
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).starts_with("error: "), "{what}");
+    }
+    let out = peach2(&["run", "--", "/nonexistent/program"]);
+    assert_eq!(out.status.code(), Some(2));
+    // A program not built with `peach2 cc` never connects: a clear error.
+    let out = peach2(&["run", "--topology", "ring2", "--", "/bin/true"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("peach2 cc"),
+        "{}",
+        text(&out.stderr)
+    );
+}
