@@ -1,7 +1,7 @@
 //! Tests of the N port's TX path: egress translation (both header formats, drops) and
 //! the TX merge, under random flow control.
 
-use crate::harness::{packet_beats, Lcg, Stepper, StreamDriver, StreamMonitor, TestBeat};
+use crate::harness::{packet_beats, BeatOut, Lcg, Stepper, StreamDriver, StreamMonitor, TestBeat};
 use crate::port::egress_translate::EgressTranslate;
 use crate::port::tx_merge::TxMerge;
 use peach2_regmap::address::{GlobalAddr, Target};
@@ -136,12 +136,21 @@ fn tx_merge_keeps_packets_whole_and_counts_bytes() {
         }
     }
     let (mut tlps, mut bytes) = (0, 0u64);
+    let mut shown: Option<TestBeat> = None;
     while xbar.pending() + link.pending() > 0 {
         assert!(s.cycle < 10_000, "merge stalled");
         xbar.drive(&mut s.uut.from_xbar);
         link.drive(&mut s.uut.from_link);
         mon.drive(&mut s.uut.tx);
         s.settle();
+        // A beat shown and not taken is shown again, unchanged.
+        if let Some(b) = shown.take() {
+            assert!(s.uut.tx.valid.val(), "cycle {}: a waiting beat was withdrawn", s.cycle);
+            assert_eq!(s.uut.tx.beat(), b, "cycle {}: a waiting beat changed", s.cycle);
+        }
+        if s.uut.tx.valid.val() && !s.uut.tx.ready.val() {
+            shown = Some(s.uut.tx.beat());
+        }
         xbar.sample(&s.uut.from_xbar);
         link.sample(&s.uut.from_link);
         mon.sample(&s.uut.tx);

@@ -3,7 +3,9 @@
 //!
 //! No added latency: the chosen input drives the output in the same cycle. The link
 //! controller wins ties (config traffic is rare and short, and bring-up must not wait
-//! behind a stream of data).
+//! behind a stream of data). A beat shown and not taken stays until it is taken (the
+//! choice between packets is held with it), so the TX stream never withdraws or swaps a
+//! beat it has shown while `ready` is low.
 
 use crate::stream::{PortSource, TlpSink};
 use rust_hdl::prelude::*;
@@ -37,6 +39,10 @@ pub struct TxMerge {
     /// Bytes that left this cycle.
     pub bytes_out: Signal<Out, Bits<5>>,
     owner: DFF<MergeOwner>,
+    /// Last cycle a beat was shown and not taken (the next one shows it again)...
+    held: DFF<Bit>,
+    /// ...and it was the link controller's.
+    held_link: DFF<Bit>,
     pick_link: Signal<Local, Bit>,
     moved: Signal<Local, Bit>,
 }
@@ -44,10 +50,13 @@ pub struct TxMerge {
 impl Logic for TxMerge {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, owner);
+        dff_setup!(self, clock, owner, held, held_link);
         self.pick_link.next = self.owner.q.val() == MergeOwner::Link;
         if self.owner.q.val() == MergeOwner::Idle {
             self.pick_link.next = self.from_link.valid.val() && self.from_link.sop.val();
+            if self.held.q.val() {
+                self.pick_link.next = self.held_link.q.val();
+            }
         }
         self.from_xbar.ready.next = false;
         self.from_link.ready.next = false;
@@ -67,6 +76,8 @@ impl Logic for TxMerge {
             self.from_xbar.ready.next = self.tx.ready.val() && !self.reset.val();
         }
         self.moved.next = self.tx.valid.val() && self.tx.ready.val();
+        self.held.d.next = self.tx.valid.val() && !self.tx.ready.val();
+        self.held_link.d.next = self.pick_link.val();
         self.tlp_out.next = self.moved.val() && self.tx.sop.val();
         self.bytes_out.next = 0.into();
         if self.moved.val() {
@@ -86,6 +97,7 @@ impl Logic for TxMerge {
         }
         if self.reset.val() {
             self.owner.d.next = MergeOwner::Idle;
+            self.held.d.next = false;
         }
     }
 }
