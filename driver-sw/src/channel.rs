@@ -4,7 +4,7 @@
 
 use crate::chain::{descriptors, write_host, write_internal, Placed, Placement};
 use crate::desc::{Copy, DescList, Shape};
-use crate::device::{self_slot_off, Tca, SCRATCH_OFF};
+use crate::device::{self_slot_off, slot_off, Tca, SCRATCH_OFF};
 use crate::error::TcaError;
 use crate::handle::{Handle, MemKind};
 use crate::hw::{DmaMemory, Mmio, Region};
@@ -163,7 +163,8 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
                             .into(),
                     ));
                 }
-                rx = Some((self.slot_addr(&copy.dst, 4 * u64::from(w.slot)), w.tag));
+                let off = slot_off(self.node, w.slot, copy.dst.slot_count);
+                rx = Some((self.slot_addr(&copy.dst, off), w.tag));
                 value_base = Some(w.tag.wrapping_sub(count));
                 notify.push((idx, flags::NOTIFY_RX));
             }
@@ -386,12 +387,17 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         )))
     }
 
-    /// True (and the slot cleared) if slot `slot` holds `tag` (`tcaTestDMARecvDesc`).
-    pub fn test_recv(&mut self, slot: u16, tag: u32) -> Result<bool, TcaError> {
-        if slot >= self.area.handle.slot_count {
-            return Err(TcaError::NoSlot(slot, self.area.handle.slot_count));
+    /// True (and the slot cleared) if slot `slot` holds `tag` from node `from`
+    /// (`tcaTestDMARecvDesc`; this node itself for its local copies' notifications).
+    pub fn test_recv(&mut self, from: u8, slot: u16, tag: u32) -> Result<bool, TcaError> {
+        let count = self.area.handle.slot_count;
+        if slot >= count {
+            return Err(TcaError::NoSlot(slot, count));
         }
-        let addr = self.area.bus_addr + 4 * u64::from(slot);
+        if from != self.node && !self.reachable(from) {
+            return Err(TcaError::UnknownNode(from));
+        }
+        let addr = self.area.bus_addr + slot_off(from, slot, count);
         if self.mem.poll32(addr)? != tag {
             return Ok(false);
         }
@@ -399,13 +405,16 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         Ok(true)
     }
 
-    /// Waits until slot `slot` holds `tag`, then clears it (`tcaWaitDMARecvDesc`).
-    pub fn wait_recv(&mut self, slot: u16, tag: u32) -> Result<(), TcaError> {
+    /// Waits until slot `slot` holds `tag` from node `from`, then clears it
+    /// (`tcaWaitDMARecvDesc`).
+    pub fn wait_recv(&mut self, from: u8, slot: u16, tag: u32) -> Result<(), TcaError> {
         for _ in 0..self.limits.polls {
-            if self.test_recv(slot, tag)? {
+            if self.test_recv(from, slot, tag)? {
                 return Ok(());
             }
         }
-        Err(TcaError::Timeout(format!("slot {slot} tag {tag:#x}")))
+        Err(TcaError::Timeout(format!(
+            "node {from}'s slot {slot} tag {tag:#x}"
+        )))
     }
 }

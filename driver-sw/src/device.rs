@@ -13,14 +13,21 @@ use peach2_regmap::csr::{
 use peach2_regmap::dma::{CHANNELS, DESC_COUNT};
 use std::collections::HashMap;
 
-/// Receive slots every node offers (`wait_slot` 0..SLOTS).
+/// Receive slots every node offers each sender (`wait_slot` 0..SLOTS).
 pub const SLOTS: u16 = 64;
-/// DWs of the notification area: the receive slots, one scratch DW (target of the
-/// 4-byte carrier copy of a notification whose copy had no DMA part), one self slot per
-/// channel.
-const AREA_DWS: u64 = SLOTS as u64 + 1 + CHANNELS as u64;
+/// DWs of the notification area: the receive slots of every possible sender (a
+/// notification is awaited from a given node, so two senders using one slot number do
+/// not overwrite each other), one scratch DW (target of the 4-byte carrier copy of a
+/// notification whose copy had no DMA part), one self slot per channel.
+const AREA_DWS: u64 = MAX_NODES as u64 * SLOTS as u64 + 1 + CHANNELS as u64;
 /// Byte offset of the scratch DW in the notification area.
-pub(crate) const SCRATCH_OFF: u64 = 4 * SLOTS as u64;
+pub(crate) const SCRATCH_OFF: u64 = 4 * MAX_NODES as u64 * SLOTS as u64;
+
+/// Byte offset, in a notification area of `slot_count` slots per sender, of slot `slot`
+/// for notifications from node `sender`.
+pub(crate) fn slot_off(sender: u8, slot: u16, slot_count: u16) -> u64 {
+    4 * (u64::from(sender) * u64::from(slot_count) + u64::from(slot))
+}
 /// Byte offset of channel `c`'s self slot.
 pub(crate) fn self_slot_off(c: u8) -> u64 {
     SCRATCH_OFF + 4 + 4 * u64::from(c)

@@ -137,10 +137,11 @@ fn internal_chain_writes_descriptors_notification_registers_and_start() {
     assert_eq!((d0.flags, d0.next), (0, 32));
     assert_eq!((d1.dst, d1.length), (remote.global + 5000, 64));
     assert_eq!(d1.flags, flags::LAST | flags::NOTIFY_RX);
-    // The receiver's slot 7 gets NOTIFY_VALUE + 2 (two descriptors done) = the tag.
+    // The receiver's slot 7 for this node (2) gets NOTIFY_VALUE + 2 (two descriptors
+    // done) = the tag; each sender has its own 64 slots.
     assert_eq!(
         regs[&channel_reg(1, CH_NOTIFY_RX_LO)] as u64,
-        remote.slots as u32 as u64 + 28
+        remote.slots as u32 as u64 + 4 * (2 * 64 + 7)
     );
     assert_eq!(regs[&channel_reg(1, CH_NOTIFY_VALUE)].wrapping_add(2), 42);
     t.start(1).unwrap();

@@ -299,9 +299,9 @@ fn recv(ctx: &mut RankCtx, bytes: &[u8], slot: i32, tag: i32, block: bool) -> An
         let tag = u32::try_from(tag).map_err(|_| TcaError::Invalid("negative tag".into()))?;
         let t = ctx.driver()?;
         if block {
-            t.wait_recv(slot, tag).map(|()| true)
+            t.wait_recv(h.node, slot, tag).map(|()| true)
         } else {
-            t.test_recv(slot, tag)
+            t.test_recv(h.node, slot, tag)
         }
     })();
     match r {

@@ -187,9 +187,9 @@ pub fn run_counted(
         for round in 0..=cfg.iters {
             let t0 = now();
             a.start(0)?;
-            b.wait_recv(wait.slot, wait.tag)?;
+            b.wait_recv(a.node(), wait.slot, wait.tag)?;
             b.start(0)?;
-            a.wait_recv(wait.slot, wait.tag)?;
+            a.wait_recv(b.node(), wait.slot, wait.tag)?;
             if round > 0 {
                 total += now() - t0;
             }

@@ -131,7 +131,7 @@ fn block_stride_copies_legal_and_staged() {
         l.memcpy_2d(&hd, dof, dp, &hs, so, sp, w, h, Some(wait));
         a.set_chain(1, &l, Placement::Host).unwrap();
         a.start(1).unwrap();
-        b.wait_recv(3, 77).unwrap();
+        b.wait_recv(0, 3, 77).unwrap();
         a.wait_dmac(1).unwrap();
         let mut want = vec![GUARD; dst_len as usize];
         for r in 0..h {
@@ -169,7 +169,7 @@ fn chains_of_copies_run_in_order_and_notify_once() {
         a.set_chain(2, &l, placement).unwrap();
         assert!(a.chain_len(2).unwrap() >= 5);
         a.start(2).unwrap();
-        b.wait_recv(9, 5).unwrap();
+        b.wait_recv(0, 9, 5).unwrap();
         let done = a.wait_dmac(2).unwrap();
         assert_eq!(done as usize, a.chain_len(2).unwrap());
         let mut w1 = vec![GUARD; 20_000];
@@ -231,7 +231,7 @@ fn all_four_channels_at_once() {
     }
     assert_eq!(a.start(0), Err(TcaError::ChannelBusy(0)));
     for (ch, data, dst) in &bufs {
-        b.wait_recv(20 + u16::from(*ch), 1).unwrap();
+        b.wait_recv(0, 20 + u16::from(*ch), 1).unwrap();
         a.wait_dmac(*ch).unwrap();
         check_buffer(b, dst, 4 * u64::from(*ch), data, &format!("channel {ch}"));
     }
@@ -275,7 +275,7 @@ fn copies_within_one_node_and_pio_writes() {
         );
         a.set_chain(3, &l, Placement::Internal).unwrap();
         a.start(3).unwrap();
-        a.wait_recv(1, 9).unwrap();
+        a.wait_recv(0, 1, 9).unwrap();
         a.wait_dmac(3).unwrap();
         check_buffer(a, &dst, 7, &data[2..9002], "local copy");
     }
@@ -295,7 +295,7 @@ fn copies_within_one_node_and_pio_writes() {
     );
     a.set_chain(0, &l, Placement::Internal).unwrap();
     a.start(0).unwrap();
-    b.wait_recv(2, 3).unwrap();
+    b.wait_recv(0, 2, 3).unwrap();
     let mut want = vec![GUARD; 300];
     want[13..114].copy_from_slice(&data[..101]);
     want[200..208].copy_from_slice(&data[..8]);
@@ -459,16 +459,16 @@ fn handles_travel_as_bytes_and_arrivals_can_be_tested() {
         }),
     );
     a.set_chain(0, &l, Placement::Internal).unwrap();
-    assert!(!b.test_recv(5, 0xBEEF).unwrap(), "nothing sent yet");
+    assert!(!b.test_recv(0, 5, 0xBEEF).unwrap(), "nothing sent yet");
     a.start(0).unwrap();
     let mut polls = 0;
-    while !b.test_recv(5, 0xBEEF).unwrap() {
+    while !b.test_recv(0, 5, 0xBEEF).unwrap() {
         polls += 1;
         assert!(polls < 100_000, "the notification never came");
     }
     assert!(polls > 10, "the data needs time to arrive ({polls} polls)");
     check_buffer(b, &dst, 0, &data, "exchanged handle");
     // The slot was cleared when the arrival was seen.
-    assert!(!b.test_recv(5, 0xBEEF).unwrap());
+    assert!(!b.test_recv(0, 5, 0xBEEF).unwrap());
     assert_eq!(a.wait_dmac(0), Ok(1));
 }

@@ -110,7 +110,7 @@ pub fn copy_and_check(tx: &mut Driver, rx: &mut Driver, case: Case, seed: u64) {
     tx.set_chain(case.channel, &list, case.placement)
         .expect("set_chain");
     tx.start(case.channel).expect("start");
-    rx.wait_recv(wait.slot, wait.tag)
+    rx.wait_recv(tx.node(), wait.slot, wait.tag)
         .unwrap_or_else(|e| panic!("{case:?}: {e}"));
     tx.wait_dmac(case.channel).expect("channel done");
     check_buffer(
