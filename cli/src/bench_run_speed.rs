@@ -17,14 +17,14 @@ use std::time::Instant;
 #[derive(Args)]
 pub struct RunSpeedArgs {
     /// The ping-pong program (built from `examples/tca/pingpong.c` with `peach2 cc`); it
-    /// gets the sizes as its arguments.
+    /// gets `-i ITERS` and the sizes as its arguments.
     #[arg(long)]
     program: PathBuf,
     /// Sizes in bytes (comma separated).
     #[arg(long, value_delimiter = ',', default_value = "8,256,4096,65536,262144")]
     sizes: Vec<u64>,
-    /// Timed rounds per size of the driver's ping-pong (match the program's).
-    #[arg(long, default_value_t = 4)]
+    /// Timed rounds per size, of both.
+    #[arg(long, default_value_t = 8)]
     iters: u32,
     /// A preset or a topology file.
     #[arg(long, default_value = "ring2")]
@@ -37,7 +37,8 @@ pub fn run(a: RunSpeedArgs) -> Result<(), CliError> {
         .and_then(|t| t.with_routing("dateline"))
         .map_err(|e| CliError::Input(e.to_string()))?;
     let profile = Profile::ha_pacs();
-    let args: Vec<String> = a.sizes.iter().map(u64::to_string).collect();
+    let mut args = vec!["-i".to_string(), a.iters.to_string()];
+    args.extend(a.sizes.iter().map(u64::to_string));
     let t = Instant::now();
     let report = peach2_run::run(
         RunConfig {

@@ -48,7 +48,7 @@ fn hello_runs_and_its_output_is_the_same_every_time() {
     assert!(first.status.success(), "{}", text(&first.stderr));
     let out = text(&first.stdout);
     assert!(
-        out.contains("rank 1 got \"hello from rank 0\" after 2.10 us"),
+        out.contains("rank 1 got \"hello from rank 0\" after 2.14 us"),
         "{out}"
     );
     assert!(
@@ -105,4 +105,77 @@ fn bad_run_arguments_are_errors_not_hangs() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// Runs example `name` and checks it succeeded; returns its stdout.
+fn example(name: &str, args: &[&str], prog_args: &[&str]) -> String {
+    let exe = build(name);
+    let out = run(args, &exe, prog_args);
+    assert!(
+        out.status.success(),
+        "{name}: {:?}\n{}\n{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+#[test]
+fn the_examples_check_their_data_and_print_their_timings() {
+    // GPU-to-GPU ping-pong with the flags the real benchmark used.
+    let out = example(
+        "pingpong",
+        &["--topology", "ring2"],
+        &["-i", "2", "8", "4096"],
+    );
+    assert!(out.contains("latency"), "{out}");
+    // 2-D halo exchange with block-stride descriptors on a ring of 4.
+    let out = example("halo2d", &["--topology", "ring4"], &[]);
+    assert!(out.contains("per step"), "{out}");
+    // PIO stores with a flag written last.
+    let out = example("pio", &["--topology", "ring2"], &[]);
+    assert!(out.contains("us"), "{out}");
+    // Chains of descriptors in host memory against internal ones.
+    let out = example("hostdesc", &["--topology", "ring2"], &[]);
+    assert!(out.contains("us"), "{out}");
+    // Bad calls return the library's error codes.
+    let out = example("errors", &["--topology", "ring2"], &[]);
+    assert!(out.contains("50 of 50"), "{out}");
+}
+
+#[test]
+fn a_16_rank_allgather_over_dma_on_the_2x8_group() {
+    let out = example("allgather", &["--topology", "2x8"], &[]);
+    assert!(out.contains("us"), "{out}");
+}
+
+#[test]
+fn a_failing_rank_ends_the_run_with_its_status() {
+    let exe = build("crash");
+    let out = run(&["--topology", "ring2"], &exe, &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("peach2 run: rank 1 exited with status 3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn ranks_waiting_on_what_never_comes_are_reported_not_hung() {
+    let exe = build("deadlock");
+    let out = run(&["--topology", "ring4", "--stall-ms", "1"], &exe, &[]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = text(&out.stderr);
+    assert!(err.contains("the ranks are stuck"), "{err}");
+    for r in 0..4 {
+        assert!(
+            err.contains(&format!(
+                "rank {r}: tcaWaitDMARecvDesc(node {}'s handle",
+                (r + 1) % 4
+            )),
+            "{err}"
+        );
+    }
 }

@@ -394,6 +394,11 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         if slot >= count {
             return Err(TcaError::NoSlot(slot, count));
         }
+        if tag == 0 {
+            return Err(TcaError::Notification(
+                "tag 0 is what a cleared slot holds; no notification carries it".into(),
+            ));
+        }
         if from != self.node && !self.reachable(from) {
             return Err(TcaError::UnknownNode(from));
         }

@@ -133,7 +133,8 @@ pub fn command(args: &[String]) -> Result<Command, CcError> {
     let mut cmd = Command::new(&cc);
     cmd.arg("-I").arg(dir.join("include")).args(args);
     if !compiles_only(args) {
-        cmd.arg(runtime_object(&dir, &cc)?);
+        // `-x none`: a `-x c` in the arguments (a source on stdin) must not apply to it.
+        cmd.arg("-x").arg("none").arg(runtime_object(&dir, &cc)?);
     }
     Ok(cmd)
 }

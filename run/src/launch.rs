@@ -317,6 +317,7 @@ pub fn run(
     let mut sched = Scheduler::new(sys, ranks, stall, Output::new(files, out, err));
     let outcome = sched.run(&rx);
     if outcome != Outcome::Success {
+        sched.abandon();
         for s in &keep {
             let _ = s.shutdown(std::net::Shutdown::Both);
         }

@@ -70,6 +70,12 @@ impl Output {
         }
     }
 
+    /// A message of the platform's own on the error stream.
+    pub fn warn(&mut self, line: &str) {
+        let _ = writeln!(self.sinks[1], "{line}");
+        let _ = self.sinks[1].flush();
+    }
+
     /// Forwards everything every rank has written (the run is ending).
     pub fn flush_all(&mut self) {
         for r in 0..self.ranks.len() {

@@ -19,7 +19,12 @@ use crate::output::Output;
 use pcie_model::requester::RequestHandle;
 use peach2_testbench::profile::TransferCost;
 use peach2_testbench::sim_backend::SimSystem;
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::time::Duration;
+
+/// Wall-clock time a rank may run its own code while the others wait before the
+/// platform says so (it may be a loop that waits for memory without a call).
+const RUNNING_WARNING: Duration = Duration::from_secs(10);
 
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,6 +118,15 @@ impl Scheduler {
     /// The cluster, after the run (for its logs).
     pub fn system(&mut self) -> &mut SimSystem {
         &mut self.sys
+    }
+
+    /// Drops every rank's pending primitive, so that the servers waiting on them see the
+    /// platform gone (after a run that did not succeed).
+    pub fn abandon(&mut self) {
+        for k in &mut self.ranks {
+            k.pending = None;
+        }
+        self.mailbox = Mailbox::new(self.ranks.len());
     }
 
     /// Runs until every rank has exited, one failed, or they stall.
