@@ -138,8 +138,18 @@ impl Scheduler {
                 .iter()
                 .position(|k| k.live && k.pending.is_none())
             {
-                let Ok(req) = rx.recv() else {
-                    return Outcome::Error(format!("rank {r}'s server ended"));
+                let req = match rx.recv_timeout(RUNNING_WARNING) {
+                    Ok(req) => req,
+                    Err(RecvTimeoutError::Timeout) => {
+                        self.output.warn(&format!(
+                            "peach2 run: rank {r} has run for {} s without a call while the others wait. Simulated time passes only in calls: a loop that waits for memory the DMA writes must call one (tcaTestDMARecvDesc, MPI_Wtime).",
+                            RUNNING_WARNING.as_secs()
+                        ));
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => {
+                        return Outcome::Error(format!("rank {r}'s server ended"));
+                    }
                 };
                 if let Err(o) = self.accept(req) {
                     return o;
