@@ -145,8 +145,17 @@ fn tx_merge_keeps_packets_whole_and_counts_bytes() {
         s.settle();
         // A beat shown and not taken is shown again, unchanged.
         if let Some(b) = shown.take() {
-            assert!(s.uut.tx.valid.val(), "cycle {}: a waiting beat was withdrawn", s.cycle);
-            assert_eq!(s.uut.tx.beat(), b, "cycle {}: a waiting beat changed", s.cycle);
+            assert!(
+                s.uut.tx.valid.val(),
+                "cycle {}: a waiting beat was withdrawn",
+                s.cycle
+            );
+            assert_eq!(
+                s.uut.tx.beat(),
+                b,
+                "cycle {}: a waiting beat changed",
+                s.cycle
+            );
         }
         if s.uut.tx.valid.val() && !s.uut.tx.ready.val() {
             shown = Some(s.uut.tx.beat());

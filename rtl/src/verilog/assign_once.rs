@@ -16,7 +16,7 @@
 //! variable's own value (nothing else writes either). Other blocks see one change at
 //! most per run, and only a real one.
 
-use super::split::{idents, indent, split_assign};
+use super::split::{idents, indent, per_module, split_assign};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Appended to a variable's name for its block-private copy.
@@ -185,17 +185,7 @@ fn rewrite_module(lines: &[&str], out: &mut String) {
 /// Rewrites every module's `always @(*)` blocks so that each assigns a variable once per
 /// run (see the module documentation). Everything else is unchanged.
 pub fn assign_once(verilog: &str) -> String {
-    let mut out = String::with_capacity(verilog.len() + verilog.len() / 8);
-    let mut module: Vec<&str> = Vec::new();
-    for line in verilog.lines() {
-        module.push(line);
-        if line.starts_with("endmodule") {
-            rewrite_module(&module, &mut out);
-            module.clear();
-        }
-    }
-    rewrite_module(&module, &mut out);
-    out
+    per_module(verilog, rewrite_module)
 }
 
 /// `module: variable` for each variable that an `always @(*)` block of `verilog` writes

@@ -269,16 +269,22 @@ fn split_module(lines: &[&str], out: &mut String) {
 /// outside `always @(*)` blocks is unchanged, except `reg` → `wire` for variables that
 /// became continuous assignments.
 pub fn split_comb_blocks(verilog: &str) -> String {
+    per_module(verilog, split_module)
+}
+
+/// Rewrites `verilog` one module at a time: `rewrite` gets a module's lines (`module` to
+/// `endmodule`; text after the last one comes as a module too) and appends its text.
+pub(super) fn per_module(verilog: &str, mut rewrite: impl FnMut(&[&str], &mut String)) -> String {
     let mut out = String::with_capacity(verilog.len() + verilog.len() / 8);
     let mut module: Vec<&str> = Vec::new();
     for line in verilog.lines() {
         module.push(line);
         if line.starts_with("endmodule") {
-            split_module(&module, &mut out);
+            rewrite(&module, &mut out);
             module.clear();
         }
     }
-    split_module(&module, &mut out);
+    rewrite(&module, &mut out);
     out
 }
 
