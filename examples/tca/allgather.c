@@ -16,8 +16,9 @@
  *    that channel's previous put has finished (tcaWaitDMAC), so four puts are in flight
  *    at any time. Destinations are staggered by rank, so that not every rank targets
  *    the same node at once;
- *  - notification slots belong to the receiving node: a receiver has P-1 senders, and
- *    the sender's rank is the slot (P <= 64 slots);
+ *  - notification slots are per (sender, receiver): a receiver waits for each of its
+ *    P-1 senders by that sender's handle, so one slot number would do; the program
+ *    uses the sender's rank as the slot (P <= 64, the number of slots);
  *  - tag 0 is invalid: tags are 1 + the buffer parity (+ 2 for the host-descriptor
  *    pass), fixed in the prebuilt lists.
  * Two gathered buffers alternate by iteration parity: a rank can start iteration i+1

@@ -14,9 +14,11 @@
  * Driver limits that shape the program:
  *  - one receiver notification per descriptor list: the east and the west column are
  *    two lists on two channels;
- *  - notification slots belong to the receiving node: a rank receives from two senders,
- *    so data from the west neighbour notifies SLOT_FROM_WEST and data from the east
- *    neighbour SLOT_FROM_EAST (distinct even on a ring of 2, where they are one node).
+ *  - notification slots are per (sender, receiver): a wait names the sending node by its
+ *    handle. On a ring of 2 the west and the east neighbour are one node, so its two
+ *    columns need two slots: data from the west neighbour notifies SLOT_FROM_WEST and
+ *    data from the east neighbour SLOT_FROM_EAST (on larger rings they would not collide
+ *    on one slot number, but the program uses the two slots on every ring).
  * Two grids alternate by step parity (as a Jacobi code's old/new grids do), so a fast
  * neighbour's step s+1 columns cannot land in a halo this rank is still reading for step
  * s. That gives four lists, one per channel (east/west x even/odd), built and set once

@@ -17,8 +17,8 @@
  *  - one tcaDMANotify per descriptor list: only the last copy of the chain carries it.
  *    The chain runs in order on one channel and the notification is written after that
  *    copy's data, so when it arrives the whole message has;
- *  - notification slots belong to the receiving node: rank 1 is notified on SLOT_TO_1,
- *    rank 0 on SLOT_TO_0;
+ *  - notifications: rank 1 is notified on SLOT_TO_1 and rank 0 on SLOT_TO_0 (slots are
+ *    per (sender, receiver), and a wait names the sending node by its handle);
  * BYTES must be a multiple of K (each copy moves BYTES/K); odd sizes are fine for the
  * chip (the driver stages unaligned pieces), so any multiple works.
  */

@@ -17,9 +17,11 @@
  * Driver limits that shape the program:
  *  - a descriptor list carries at most one tcaDMANotify and one tcaDMANotifySelf: each
  *    direction is a list of exactly one copy;
- *  - notification slots belong to the receiving node, whatever the sender: rank 0 sees
- *    both its own ping's notify-self and rank 1's pong, so the two directions use
- *    different slots (SLOT_PING for lists started by rank 0, SLOT_PONG for rank 1's);
+ *  - notification slots are per (sender, receiver): a wait names the sending node by its
+ *    handle. Rank 0 awaits both its own ping's notify-self (h[0]) and rank 1's pong
+ *    (h[1]), which could share a slot number; the two directions use different slots
+ *    anyway (SLOT_PING for lists started by rank 0, SLOT_PONG for rank 1's), so a
+ *    slot also says which list a notification came from;
  *  - GPU memory is not dereferenceable: it is filled and checked with cudaMemcpy, and
  *    the checks sit outside the timed window.
  * Descriptors are built once per size and restarted every iteration (programs cache
