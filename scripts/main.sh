@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: set up, build, export the PEACH2 core to Verilog and check it with the
 # open tools, co-simulate a two-node ring on the Verilated core, run the driver's DMA
-# ping-pong (the paper's latency and bandwidth figures), and show the TLP tool.
+# ping-pong (the paper's latency and bandwidth figures), run TCA programs in C on the
+# simulated cluster, and show the TLP tool.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -19,6 +20,13 @@ echo "== The paper's figures 2 and 3: DMA ping-pong between adjacent nodes throu
   --csv out/pingpong.csv --plot out/pingpong.svg
 echo "(out/pingpong.csv, out/pingpong.svg)"
 grep -E ',(8|4194304),' out/pingpong.csv
+
+echo "== TCA programs in C, built with peach2 cc and run with peach2 run (out/tca)"
+mkdir -p out/tca
+"$peach2" cc -O2 -Wall -o out/tca/pingpong examples/tca/pingpong.c
+"$peach2" run --topology ring2 --summary -- out/tca/pingpong
+"$peach2" cc -O2 -Wall -o out/tca/allgather examples/tca/allgather.c
+"$peach2" run --topology 2x8 --summary -- out/tca/allgather
 
 echo "== TLP tool"
 for tlp in "00000010 01000aff f7c00000" "4a000001 00000004 01000a00 78563412" \
