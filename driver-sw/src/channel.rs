@@ -377,19 +377,16 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
                 TcaError::Notification(format!("channel {ch}'s chain does not notify self"))
             })?;
         let addr = self.area.bus_addr + self_slot_off(ch);
-        for _ in 0..self.limits.polls {
-            if self.mem.poll32(addr)? == want {
-                return Ok(());
-            }
+        if self.mem.poll_until(addr, want, self.limits.polls)? {
+            return Ok(());
         }
         Err(TcaError::Timeout(format!(
             "channel {ch}'s self notification"
         )))
     }
 
-    /// True (and the slot cleared) if slot `slot` holds `tag` from node `from`
-    /// (`tcaTestDMARecvDesc`; this node itself for its local copies' notifications).
-    pub fn test_recv(&mut self, from: u8, slot: u16, tag: u32) -> Result<bool, TcaError> {
+    /// The address of slot `slot` for notifications from node `from`, checked.
+    fn recv_slot(&self, from: u8, slot: u16, tag: u32) -> Result<u64, TcaError> {
         let count = self.area.handle.slot_count;
         if slot >= count {
             return Err(TcaError::NoSlot(slot, count));
@@ -402,8 +399,14 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         if from != self.node && !self.reachable(from) {
             return Err(TcaError::UnknownNode(from));
         }
-        let addr = self.area.bus_addr + slot_off(from, slot, count);
-        if self.mem.poll32(addr)? != tag {
+        Ok(self.area.bus_addr + slot_off(from, slot, count))
+    }
+
+    /// True (and the slot cleared) if slot `slot` holds `tag` from node `from`
+    /// (`tcaTestDMARecvDesc`; this node itself for its local copies' notifications).
+    pub fn test_recv(&mut self, from: u8, slot: u16, tag: u32) -> Result<bool, TcaError> {
+        let addr = self.recv_slot(from, slot, tag)?;
+        if !self.mem.poll_until(addr, tag, 1)? {
             return Ok(false);
         }
         self.mem.write(MemKind::Host, addr, &[0; 4])?;
@@ -413,13 +416,12 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
     /// Waits until slot `slot` holds `tag` from node `from`, then clears it
     /// (`tcaWaitDMARecvDesc`).
     pub fn wait_recv(&mut self, from: u8, slot: u16, tag: u32) -> Result<(), TcaError> {
-        for _ in 0..self.limits.polls {
-            if self.test_recv(from, slot, tag)? {
-                return Ok(());
-            }
+        let addr = self.recv_slot(from, slot, tag)?;
+        if !self.mem.poll_until(addr, tag, self.limits.polls)? {
+            return Err(TcaError::Timeout(format!(
+                "node {from}'s slot {slot} tag {tag:#x}"
+            )));
         }
-        Err(TcaError::Timeout(format!(
-            "node {from}'s slot {slot} tag {tag:#x}"
-        )))
+        self.mem.write(MemKind::Host, addr, &[0; 4])
     }
 }

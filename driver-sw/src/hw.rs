@@ -62,4 +62,15 @@ pub trait DmaMemory {
         self.read(MemKind::Host, addr, &mut b)?;
         Ok(u32::from_le_bytes(b))
     }
+    /// Polls the word at `addr` until it holds `want`, at most `polls` times
+    /// ([`DmaMemory::poll32`] each): `true` once it did. A backend that carries out
+    /// accesses elsewhere may do the whole loop in one step.
+    fn poll_until(&mut self, addr: u64, want: u32, polls: u64) -> Result<bool, TcaError> {
+        for _ in 0..polls {
+            if self.poll32(addr)? == want {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
 }

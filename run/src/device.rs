@@ -174,6 +174,20 @@ impl DmaMemory for RankMemory {
         device(self.line.call(Op::MemWrite { kind, addr, data })).map(|_| ())
     }
 
+    fn poll_until(&mut self, addr: u64, want: u32, polls: u64) -> Result<bool, TcaError> {
+        let cost = self.cpu.poll;
+        let op = Op::PollUntil {
+            cost,
+            addr,
+            want,
+            polls,
+        };
+        match device(self.line.call(op))? {
+            Done::Polled(seen) => Ok(seen),
+            other => Err(TcaError::Device(format!("poll: {other:?}"))),
+        }
+    }
+
     fn poll32(&mut self, addr: u64) -> Result<u32, TcaError> {
         let cost = self.cpu.poll;
         match device(self.line.call(Op::Poll { cost, addr }))? {

@@ -72,6 +72,18 @@ pub enum Op {
         /// Bus address.
         addr: u64,
     },
+    /// `polls` polls at most, `cost` cycles each, of the host memory word at `addr` until
+    /// it holds `want` (a wait loop carried out in one primitive).
+    PollUntil {
+        /// CPU cycles of one poll iteration.
+        cost: u64,
+        /// Bus address.
+        addr: u64,
+        /// The value awaited.
+        want: u32,
+        /// Polls left.
+        polls: u64,
+    },
     /// A CPU read of memory (no time).
     MemRead {
         /// Which memory.
@@ -133,6 +145,8 @@ pub enum Done {
     Unit,
     /// A 32-bit value (MMIO read, poll).
     Word(u32),
+    /// Whether a [`Op::PollUntil`] saw its value.
+    Polled(bool),
     /// Bytes (memory read, collective result).
     Bytes(Vec<u8>),
     /// A received message.

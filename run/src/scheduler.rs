@@ -183,9 +183,11 @@ impl Scheduler {
                 reply,
             },
             Op::Cpu(c) => Pending::At(now + c, Op::Cpu(c), reply),
-            op @ (Op::MmioWrite { .. } | Op::Poll { .. }) => {
+            op @ (Op::MmioWrite { .. } | Op::Poll { .. } | Op::PollUntil { .. }) => {
                 let cost = match op {
-                    Op::MmioWrite { cost, .. } | Op::Poll { cost, .. } => cost,
+                    Op::MmioWrite { cost, .. }
+                    | Op::Poll { cost, .. }
+                    | Op::PollUntil { cost, .. } => cost,
                     _ => 0,
                 };
                 Pending::At(now + cost, op, reply)
@@ -389,6 +391,32 @@ impl Scheduler {
                 self.sys
                     .cpu_read(node, peach2_driver::MemKind::Host, addr, &mut b)
                     .map_or_else(fail, |()| Done::Word(u32::from_le_bytes(b)))
+            }
+            Op::PollUntil {
+                cost,
+                addr,
+                want,
+                polls,
+            } => {
+                let mut b = [0u8; 4];
+                if let Err(e) = self
+                    .sys
+                    .cpu_read(node, peach2_driver::MemKind::Host, addr, &mut b)
+                {
+                    fail(e)
+                } else if u32::from_le_bytes(b) == want || polls <= 1 {
+                    Done::Polled(u32::from_le_bytes(b) == want)
+                } else {
+                    // Not yet: the next poll, one iteration later.
+                    let next = Op::PollUntil {
+                        cost,
+                        addr,
+                        want,
+                        polls: polls - 1,
+                    };
+                    self.ranks[r].pending = Some(Pending::At(t + cost, next, reply));
+                    return Ok(());
+                }
             }
             Op::MemRead { kind, addr, len } => {
                 let mut b = vec![0u8; len];
