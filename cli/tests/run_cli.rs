@@ -14,7 +14,11 @@ fn text(b: &[u8]) -> String {
 /// The example `name` (`examples/tca/<name>.c`) built with `peach2 cc`.
 fn build(name: &str) -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/tca/{name}.c"));
-    let exe = temp("run-cli", name);
+    // One file per test thread: tests run at once, and a binary being run cannot be
+    // rewritten by another test's build.
+    let thread = format!("{:?}", std::thread::current().id());
+    let tag: String = thread.chars().filter(char::is_ascii_digit).collect();
+    let exe = temp("run-cli", &format!("{name}-{tag}"));
     let out = peach2(&[
         "cc",
         "-O2",
