@@ -188,11 +188,11 @@ impl DmaMemory for RankMemory {
         }
     }
 
+    /// One poll: its CPU time, then the read (the driver's waits use `poll_until`).
     fn poll32(&mut self, addr: u64) -> Result<u32, TcaError> {
-        let cost = self.cpu.poll;
-        match device(self.line.call(Op::Poll { cost, addr }))? {
-            Done::Word(w) => Ok(w),
-            other => Err(TcaError::Device(format!("poll: {other:?}"))),
-        }
+        device(self.line.call(Op::Cpu(self.cpu.poll)))?;
+        let mut b = [0u8; 4];
+        self.read(MemKind::Host, addr, &mut b)?;
+        Ok(u32::from_le_bytes(b))
     }
 }

@@ -119,11 +119,13 @@ struct WorkDir(PathBuf);
 
 impl WorkDir {
     fn new() -> Result<WorkDir, RunError> {
-        let base = ["/dev/shm"]
-            .iter()
-            .map(PathBuf::from)
-            .find(|p| p.is_dir())
-            .unwrap_or_else(std::env::temp_dir);
+        // tmpfs where there is one: the arenas are memory, not disk.
+        let shm = PathBuf::from("/dev/shm");
+        let base = if shm.is_dir() {
+            shm
+        } else {
+            std::env::temp_dir()
+        };
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());

@@ -65,13 +65,6 @@ pub enum Op {
         /// MMIO address.
         addr: u64,
     },
-    /// After `cost` cycles, a read of 4 bytes of host memory at `addr` (a poll).
-    Poll {
-        /// CPU cycles of one poll iteration.
-        cost: u64,
-        /// Bus address.
-        addr: u64,
-    },
     /// `polls` polls at most, `cost` cycles each, of the host memory word at `addr` until
     /// it holds `want` (a wait loop carried out in one primitive).
     PollUntil {
@@ -143,7 +136,7 @@ pub enum Op {
 pub enum Done {
     /// Nothing.
     Unit,
-    /// A 32-bit value (MMIO read, poll).
+    /// A 32-bit value (MMIO read).
     Word(u32),
     /// Whether a [`Op::PollUntil`] saw its value.
     Polled(bool),

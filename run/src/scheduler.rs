@@ -169,6 +169,11 @@ impl Scheduler {
         let Request { rank, op, reply } = req;
         let k = &mut self.ranks[rank];
         let now = k.now;
+        // CPU time spent before the primitive takes effect.
+        let lead = match &op {
+            Op::Cpu(c) | Op::MmioWrite { cost: c, .. } | Op::PollUntil { cost: c, .. } => *c,
+            _ => 0,
+        };
         k.pending = Some(match op {
             Op::Recv { src, tag } => Pending::Recv {
                 posted: now,
@@ -182,17 +187,7 @@ impl Scheduler {
                 data,
                 reply,
             },
-            Op::Cpu(c) => Pending::At(now + c, Op::Cpu(c), reply),
-            op @ (Op::MmioWrite { .. } | Op::Poll { .. } | Op::PollUntil { .. }) => {
-                let cost = match op {
-                    Op::MmioWrite { cost, .. }
-                    | Op::Poll { cost, .. }
-                    | Op::PollUntil { cost, .. } => cost,
-                    _ => 0,
-                };
-                Pending::At(now + cost, op, reply)
-            }
-            op => Pending::At(now, op, reply),
+            op => Pending::At(now + lead, op, reply),
         });
         Ok(())
     }
@@ -386,12 +381,6 @@ impl Scheduler {
                 }
                 Err(e) => fail(e),
             },
-            Op::Poll { addr, .. } => {
-                let mut b = [0u8; 4];
-                self.sys
-                    .cpu_read(node, peach2_driver::MemKind::Host, addr, &mut b)
-                    .map_or_else(fail, |()| Done::Word(u32::from_le_bytes(b)))
-            }
             Op::PollUntil {
                 cost,
                 addr,
