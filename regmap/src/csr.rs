@@ -26,6 +26,7 @@
 //! | 0x0500              | `CPL_UNEXPECTED` | RO     | completions that matched no outstanding request          |
 //! | 0x1000 .. 0x10FF    | DMA global       | RW     | chain limit, completion timeout, MSI: see [`crate::dma`] |
 //! | 0x1100 + 0x40c      | DMA channel c    | mixed  | c = 0..3: control, status, count, notification slots: see [`crate::dma`] |
+//! | 0x4000 + 0x100s + 4k | `NOTIFY[s][k]`  | RW     | notification store: sender s = 0..15, slot k = 0..63: see [`crate::notify`] |
 //! | 0x8000 .. 0xFFFF    | `DESC[0..1023]`  | W      | internal descriptor memory, 32 B per descriptor: see [`crate::dma`] |
 //!
 //! Ordering: a CSR write is a posted write executed by the chip's internal completer, after

@@ -9,7 +9,8 @@
 //! | 1  | 15:0  | `src[47:32]` |                                                                |
 //! | 1  | 31:16 | `dst[47:32]` | destination address: local PCIe address, or TCA global address |
 //! | 2  | 31:0  | `dst[31:0]`  |                                                                |
-//! | 3  | 31:0  | `length`     | 1-D: bytes to move; 2-D: bytes per block (width)               |
+//! | 3  | 30:0  | `length`     | 1-D: bytes to move; 2-D: bytes per block (width)               |
+//! | 3  | 31    | `immediate`  | a write-immediate descriptor (below)                           |
 //! | 4  | 4:0   | `flags`      | [`flags`]: last, 2-D, notify receiver, notify self, interrupt  |
 //! | 4  | 31:5  | `next[31:5]` | next descriptor: its byte offset in descriptor memory (internal chains: index × 32) or its host address (host chains), 32-byte aligned |
 //! | 5  | 15:0  | `next[47:32]`| (host chains)                                                  |
@@ -23,6 +24,13 @@
 //! A chain stays where it started: a host chain's next pointers are host addresses, an
 //! internal chain's are descriptor-memory offsets. Without the 2-D flag, DW 5 bits 31:16
 //! and DWs 6 and 7 are ignored (a 1-D descriptor is one block of `length` bytes).
+//!
+//! A **write-immediate** descriptor (`immediate` set) reads nothing: it writes the DW held
+//! in its `src[31:0]` field to `dst` as one 4-byte write, then its notifications, like a
+//! copy of 4 bytes. Its `length` must be 4 and it must not be 2-D
+//! ([`ErrorCause::BadImmediate`]); `dst` must be 4-byte aligned. Software uses it for a
+//! notification that the channel's registers cannot carry (a second receiver, another
+//! slot): it follows its data on the same path, so it arrives after it.
 //!
 //! Restrictions (as on the real chip): source, destination, length/width and (2-D) both
 //! pitches are multiples of 4; source and destination have equal low 4 bits, and so do
@@ -40,8 +48,12 @@
 //! notification follows the data on the same path, so when the receiver sees it, the data
 //! is there (posted writes from one source to one destination are never reordered).
 //! The slots are per-channel registers, not descriptor fields: 32-byte descriptors have no
-//! room for two more 64-bit addresses, and a channel's chain goes to one peer; the value
-//! carries the descriptor count so the receiver can wait for a given descriptor.
+//! room for two more 64-bit addresses; the value carries the descriptor count so the
+//! receiver can wait for a given descriptor. A chain that notifies more than one place
+//! (several receivers, other slots, other tags) writes the others with write-immediate
+//! descriptors, each a descriptor fetch but no read. A slot may be in host memory or in a
+//! chip's notification store ([`crate::notify`]; a DMA reaches its own chip's store
+//! with a one-DW write to its own `Internal` window).
 //!
 //! # Registers (BAR0)
 //!
@@ -67,9 +79,13 @@
 //! | 0x8000 + 32i      | `DESC[i]`         | W      | i = 0..1023: internal descriptor memory (whole-DW writes; partial writes and reads are ignored / read 0) |
 //!
 //! The internal descriptor memory is also reachable from other nodes: a write to this
-//! node's [`crate::address::Target::Internal`] window at offset `o` lands at `DESC` byte
-//! `o mod 32 KiB`.
+//! node's [`crate::address::Target::Internal`] window at offset `o` < 32 KiB lands at
+//! `DESC` byte `o`; offsets from [`crate::notify::INTERNAL_BASE`] reach the notification
+//! store ([`crate::notify`]); writes anywhere else in the window are dropped and counted
+//! in the ingress port's `DROPS`.
 
+/// DW 3 bit 31: the descriptor is a write-immediate one.
+pub const IMMEDIATE: u32 = 1 << 31;
 /// Bytes per descriptor.
 pub const DESC_BYTES: u32 = 32;
 /// Descriptors in internal memory.
@@ -196,6 +212,8 @@ pub enum ErrorCause {
     SourceNotLocal = 8,
     /// The destination (or the receiver's slot) is a global address the chip cannot route.
     Unroutable = 9,
+    /// A write-immediate descriptor whose length is not 4, or that is 2-D.
+    BadImmediate = 10,
 }
 
 impl ErrorCause {
@@ -213,6 +231,7 @@ impl ErrorCause {
             CplTimeout,
             SourceNotLocal,
             Unroutable,
+            BadImmediate,
         ]
         .get(code as usize)
         .copied()
@@ -238,6 +257,8 @@ pub struct Descriptor {
     pub src_pitch: u32,
     /// 2-D: destination pitch.
     pub dst_pitch: u32,
+    /// A write-immediate descriptor: writes `src as u32` to `dst`.
+    pub immediate: bool,
 }
 
 impl Descriptor {
@@ -247,7 +268,7 @@ impl Descriptor {
             self.src as u32,
             ((self.src >> 32) as u32 & 0xFFFF) | (((self.dst >> 32) as u32 & 0xFFFF) << 16),
             self.dst as u32,
-            self.length,
+            (self.length & !IMMEDIATE) | if self.immediate { IMMEDIATE } else { 0 },
             (self.flags & flags::MASK) | (self.next as u32 & !0x1F),
             ((self.next >> 32) as u32 & 0xFFFF) | (u32::from(self.height) << 16),
             self.src_pitch,
@@ -269,7 +290,8 @@ impl Descriptor {
         Descriptor {
             src: u64::from(d[0]) | (u64::from(d[1] & 0xFFFF) << 32),
             dst: u64::from(d[2]) | (u64::from(d[1] >> 16) << 32),
-            length: d[3],
+            length: d[3] & !IMMEDIATE,
+            immediate: d[3] & IMMEDIATE != 0,
             flags: d[4] & flags::MASK,
             next: u64::from(d[4] & !0x1F) | (u64::from(d[5] & 0xFFFF) << 32),
             height: (d[5] >> 16) as u16,
@@ -278,8 +300,23 @@ impl Descriptor {
         }
     }
 
-    /// The blocks this descriptor moves: (source, destination, bytes), in order.
+    /// A write-immediate descriptor: `value` to `dst`.
+    pub fn immediate(dst: u64, value: u32) -> Descriptor {
+        Descriptor {
+            src: u64::from(value),
+            dst,
+            length: 4,
+            immediate: true,
+            ..Default::default()
+        }
+    }
+
+    /// The blocks this descriptor moves: (source, destination, bytes), in order (none
+    /// for a write-immediate descriptor: it reads nothing).
     pub fn blocks(&self) -> Vec<(u64, u64, u32)> {
+        if self.immediate {
+            return Vec::new();
+        }
         if self.flags & flags::TWO_D == 0 {
             return vec![(self.src, self.dst, self.length)];
         }
@@ -299,6 +336,15 @@ impl Descriptor {
     pub fn check(&self) -> Option<ErrorCause> {
         let two_d = self.flags & flags::TWO_D != 0;
         let aligned = |x: u64| x & 3 == 0;
+        if self.immediate {
+            return if !aligned(self.dst) {
+                Some(ErrorCause::Misaligned)
+            } else if self.length != 4 || two_d {
+                Some(ErrorCause::BadImmediate)
+            } else {
+                None
+            };
+        }
         let mut misaligned = !aligned(self.src) || !aligned(self.dst) || self.length & 3 != 0;
         if two_d {
             misaligned |= self.src_pitch & 3 != 0 || self.dst_pitch & 3 != 0;
@@ -337,6 +383,7 @@ mod tests {
             height: 7,
             src_pitch: 8192,
             dst_pitch: 4112,
+            immediate: false,
         };
         assert_eq!(Descriptor::from_dws(d.to_dws()), d);
         assert_eq!(d.blocks().len(), 7);
@@ -383,7 +430,19 @@ mod tests {
             .check(),
             Some(ErrorCause::SourceNotLocal)
         );
-        for code in 0..10 {
+        let imm = Descriptor::immediate(0x0100_2000_0010, 0xABCD);
+        assert_eq!(Descriptor::from_dws(imm.to_dws()), imm);
+        assert_eq!(imm.check(), None);
+        assert!(imm.blocks().is_empty());
+        assert_eq!(
+            Descriptor { length: 8, ..imm }.check(),
+            Some(ErrorCause::BadImmediate)
+        );
+        assert_eq!(
+            Descriptor { dst: 0x1002, ..imm }.check(),
+            Some(ErrorCause::Misaligned)
+        );
+        for code in 0..11 {
             assert_eq!(ErrorCause::from_code(code).map(|c| c as u32), Some(code));
         }
     }

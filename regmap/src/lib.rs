@@ -9,3 +9,4 @@ pub mod address;
 pub mod config;
 pub mod csr;
 pub mod dma;
+pub mod notify;

@@ -36,6 +36,7 @@ use crate::csr::regs::{CsrRegs, TARGETS};
 use crate::dmac::Dmac;
 use crate::internal::completer::InternalCompleter;
 use crate::internal::mux::InternalMux;
+use crate::internal::notify_store::NotifyStore;
 use crate::port::egress_translate::EgressTranslate;
 use crate::port::link_ctrl::LinkCtrl;
 use crate::port::rx_route::RxRoute;
@@ -175,6 +176,7 @@ pub struct Peach2Core {
     egress: EgressTranslate,
     xbar: Crossbar,
     completer: InternalCompleter,
+    notify: NotifyStore,
     imux: InternalMux,
     dmac: Dmac,
     dma_regs: DmaRegs,
@@ -198,6 +200,7 @@ impl Peach2Core {
             egress: Default::default(),
             xbar: Crossbar::new(),
             completer: Default::default(),
+            notify: Default::default(),
             imux: Default::default(),
             dmac: Dmac::new(),
             dma_regs: Default::default(),
@@ -670,7 +673,14 @@ impl Logic for Peach2Core {
         self.regs.wr_data.next = self.completer.csr_wr_data.val();
         self.regs.wr_be.next = self.completer.csr_wr_be.val();
         self.regs.rd_addr.next = self.completer.csr_rd_addr.val();
-        self.completer.csr_rd_data.next = self.regs.rd_data.val() | self.dma_regs.rd_data.val();
+        self.notify.clock.next = self.clk.val();
+        self.notify.wr_en.next = self.completer.csr_wr_en.val();
+        self.notify.wr_addr.next = self.completer.csr_wr_addr.val();
+        self.notify.wr_data.next = self.completer.csr_wr_data.val();
+        self.notify.wr_be.next = self.completer.csr_wr_be.val();
+        self.notify.rd_addr.next = self.completer.csr_rd_addr.val();
+        self.completer.csr_rd_data.next =
+            self.regs.rd_data.val() | self.dma_regs.rd_data.val() | self.notify.rd_data.val();
         self.regs.cpl_unexpected.next =
             self.completer.cpl_unexpected.val() || self.dmac.cpl_unexpected.val();
     }

@@ -23,6 +23,7 @@ use peach2_regmap::dma::{
     CH_NOTIFY_RX_HI, CH_NOTIFY_RX_LO, CH_NOTIFY_SELF_HI, CH_NOTIFY_SELF_LO, CONTROL_HOST,
     CONTROL_INDEX_SHIFT, CONTROL_START, CPL_TIMEOUT,
 };
+use peach2_regmap::notify;
 use peach2_rtl::harness::Lcg;
 use std::collections::VecDeque;
 
@@ -143,8 +144,19 @@ impl RandomStimulus {
             height: 0,
             src_pitch: 0,
             dst_pitch: 0,
+            immediate: false,
         };
-        if r.chance(0.3) {
+        if r.chance(0.15) {
+            // A notification as a write-immediate descriptor, often into a chip's store.
+            d.immediate = true;
+            d.length = 4;
+            if r.chance(0.5) {
+                let off = notify::internal_offset(r.below(16) as u32, r.below(64) as u32);
+                d.dst = GlobalAddr::new(r.below(16) as u8, Target::Internal, off)
+                    .expect("fields in range")
+                    .to_u64();
+            }
+        } else if r.chance(0.3) {
             d.flags |= flags::TWO_D;
             d.height = 1 + r.below(4) as u16;
             d.src_pitch = d.length + 16 * r.below(8) as u32;
@@ -290,12 +302,19 @@ impl RandomStimulus {
                 Tlp::mem_write(Bdf(r.below(1 << 16) as u16), Tag(0), Addr(addr), &data)
             }
             // CSR accesses through BAR0.
-            4 => Tlp::mem_read(
-                HOST,
-                Tag(r.below(32) as u8),
-                Addr(BAR0_BASE + r.below(0x3fc) * 4),
-                4 * (1 + r.below(4) as usize),
-            ),
+            4 => {
+                let off = if r.chance(0.3) {
+                    u64::from(notify::BAR0_BASE) + 4 * r.below(u64::from(notify::DWS) - 4)
+                } else {
+                    r.below(0x3fc) * 4
+                };
+                Tlp::mem_read(
+                    HOST,
+                    Tag(r.below(32) as u8),
+                    Addr(BAR0_BASE + off),
+                    4 * (1 + r.below(4) as usize),
+                )
+            }
             5 => Tlp::mem_write(HOST, Tag(0), Addr(BAR0_BASE + 0x0c), &data[..4]),
             // Reads of remote memory (answered with UR or forwarded).
             6 => Tlp::mem_read(HOST, Tag(r.below(32) as u8), Addr(global), len.min(512)),

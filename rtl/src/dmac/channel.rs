@@ -2,7 +2,8 @@
 //! host memory), checks it, walks its blocks with a read cursor (MRds of at most
 //! min(MRRS, 512) bytes, cut at that alignment, while tags and reorder-buffer room last)
 //! and a write cursor (MWrs of at most min(MPS, 256) bytes, cut at that alignment, once
-//! the data is in the buffer), then sends its notifications and follows `next`.
+//! the data is in the buffer), then sends its notifications and follows `next`. A
+//! write-immediate descriptor skips the cursors: one 4-byte write of its own value.
 //!
 //! Ring positions: each channel owns 1024 DWs of the reorder buffer; a block starts at a
 //! fresh 16-byte line, at the lane of its source (= destination) address, so read and
@@ -39,6 +40,8 @@ pub enum ChanState {
     Check,
     /// Moving the descriptor's data.
     Run,
+    /// Writing a write-immediate descriptor's value.
+    Immediate,
     /// Writing the receiver's notification slot.
     NotifyRx,
     /// Writing the own notification slot.
@@ -182,6 +185,9 @@ pub struct DmaChannel {
     w_short: Signal<Local, Bits<16>>,
     running: Signal<Local, Bit>,
     stopped: Signal<Local, Bit>,
+    /// Where a descriptor goes once its data is written: its flagged notifications in
+    /// order, then `next`.
+    after_data: Signal<Local, ChanState>,
 }
 
 impl Logic for DmaChannel {
@@ -216,7 +222,9 @@ impl Logic for DmaChannel {
         self.desc.lanes.next = self.desc_data.val();
 
         self.dst_route.addr.next = self.desc.dst.val();
+        self.dst_route.one_dw.next = self.desc.immediate.val();
         self.rx_route.addr.next = self.notify_rx_addr.val();
+        self.rx_route.one_dw.next = true;
         RouteConfig::link(&mut self.routes, &mut self.dst_route.routes);
         RouteConfig::link(&mut self.routes, &mut self.rx_route.routes);
 
@@ -224,6 +232,7 @@ impl Logic for DmaChannel {
         self.check.dst.next = self.desc.dst.val();
         self.check.len.next = self.desc.len.val();
         self.check.flags.next = self.desc.flags.val();
+        self.check.immediate.next = self.desc.immediate.val();
         self.check.height.next = self.desc.height.val();
         self.check.src_pitch.next = self.desc.src_pitch.val();
         self.check.dst_pitch.next = self.desc.dst_pitch.val();
@@ -304,6 +313,14 @@ impl Logic for DmaChannel {
         self.wr_value.next = self.notify_value.val() + self.done_count.q.val();
         self.chan_reset.next = false;
         self.running.next = false;
+        self.after_data.next = ChanState::Next;
+        if self.desc.flags.val().get_bit(2) {
+            self.after_data.next = ChanState::NotifyRx;
+        } else if self.desc.flags.val().get_bit(3) {
+            self.after_data.next = ChanState::NotifySelf;
+        } else if self.desc.flags.val().get_bit(4) {
+            self.after_data.next = ChanState::Msi;
+        }
 
         // The write cursor's TLP leaves the buffer.
         if self.wr_done.val() {
@@ -356,6 +373,9 @@ impl Logic for DmaChannel {
                 self.cause.d.next = self.check.cause.val();
                 if self.check.cause.val() == 0 {
                     self.state.d.next = ChanState::Run;
+                    if self.desc.immediate.val() {
+                        self.state.d.next = ChanState::Immediate;
+                    }
                     self.w_dest.d.next = self.dst_route.dest.val();
                     self.rx_dest.d.next = self.rx_route.dest.val();
                 }
@@ -377,15 +397,18 @@ impl Logic for DmaChannel {
                 }
                 if (self.wr.rows.val() == 0) && !self.w_flight.q.val() {
                     self.done_count.d.next = self.done_count.q.val() + 1;
-                    // Then the flagged notifications in order, then `next`.
-                    self.state.d.next = ChanState::Next;
-                    if self.desc.flags.val().get_bit(2) {
-                        self.state.d.next = ChanState::NotifyRx;
-                    } else if self.desc.flags.val().get_bit(3) {
-                        self.state.d.next = ChanState::NotifySelf;
-                    } else if self.desc.flags.val().get_bit(4) {
-                        self.state.d.next = ChanState::Msi;
-                    }
+                    self.state.d.next = self.after_data.val();
+                }
+            }
+            ChanState::Immediate => {
+                self.wr_valid.next = true;
+                self.wr_imm.next = true;
+                self.wr_addr.next = self.desc.dst.val();
+                self.wr_len_dw.next = 1.into();
+                self.wr_value.next = self.desc.src.val().get_bits::<32>(0);
+                if self.wr_grant.val() {
+                    self.done_count.d.next = self.done_count.q.val() + 1;
+                    self.state.d.next = self.after_data.val();
                 }
             }
             ChanState::NotifyRx => {

@@ -1,4 +1,4 @@
-//! The descriptor check of a channel: the first rule a descriptor breaks, as an
+//! The descriptor check of a channel (a write-immediate descriptor has no source): the first rule a descriptor breaks, as an
 //! `ErrorCause` code (`peach2_regmap::dma`), in the order the register map lists them.
 //! Combinational; the channel latches the code in its `Check` state.
 
@@ -15,6 +15,8 @@ pub struct DescCheck {
     pub len: Signal<In, Bits<32>>,
     /// Descriptor flags.
     pub flags: Signal<In, Bits<5>>,
+    /// A write-immediate descriptor: only `dst`, the length (4) and 1-D are checked.
+    pub immediate: Signal<In, Bit>,
     /// Blocks (1 for a 1-D descriptor).
     pub height: Signal<In, Bits<17>>,
     /// 2-D source pitch.
@@ -34,6 +36,7 @@ pub struct DescCheck {
     /// The cause code; 0 when the descriptor may run.
     pub cause: Signal<Out, Bits<4>>,
     two_d: Signal<Local, Bit>,
+    slots_misaligned: Signal<Local, Bit>,
     misaligned: Signal<Local, Bit>,
     low_bits: Signal<Local, Bit>,
     zero: Signal<Local, Bit>,
@@ -43,20 +46,29 @@ impl Logic for DescCheck {
     #[hdl_gen]
     fn update(&mut self) {
         self.two_d.next = self.flags.val().get_bit(1);
+        self.slots_misaligned.next = (self.flags.val().get_bit(2)
+            && (self.notify_rx_addr.val().get_bits::<2>(0) != 0))
+            || (self.flags.val().get_bit(3) && (self.notify_self_addr.val().get_bits::<2>(0) != 0))
+            || (self.flags.val().get_bit(4) && (self.msi_addr.val().get_bits::<2>(0) != 0));
         self.misaligned.next = (self.src.val().get_bits::<2>(0) != 0)
             || (self.dst.val().get_bits::<2>(0) != 0)
             || (self.len.val().get_bits::<2>(0) != 0)
             || (self.two_d.val()
                 && ((self.src_pitch.val().get_bits::<2>(0) != 0)
                     || (self.dst_pitch.val().get_bits::<2>(0) != 0)))
-            || (self.flags.val().get_bit(2) && (self.notify_rx_addr.val().get_bits::<2>(0) != 0))
-            || (self.flags.val().get_bit(3) && (self.notify_self_addr.val().get_bits::<2>(0) != 0))
-            || (self.flags.val().get_bit(4) && (self.msi_addr.val().get_bits::<2>(0) != 0));
+            || self.slots_misaligned.val();
         self.low_bits.next = (self.src.val().get_bits::<4>(0) != self.dst.val().get_bits::<4>(0))
             || (self.two_d.val()
                 && (self.src_pitch.val().get_bits::<4>(0)
                     != self.dst_pitch.val().get_bits::<4>(0)));
         self.zero.next = (self.len.val() == 0) || (self.height.val() == 0);
+        if self.immediate.val() {
+            // No source: the value is in the descriptor.
+            self.misaligned.next =
+                (self.dst.val().get_bits::<2>(0) != 0) || self.slots_misaligned.val();
+            self.low_bits.next = false;
+            self.zero.next = false;
+        }
         self.cause.next = 0.into();
         if self.misaligned.val() {
             self.cause.next = 1.into();
@@ -64,9 +76,11 @@ impl Logic for DescCheck {
             self.cause.next = 2.into();
         } else if self.zero.val() {
             self.cause.next = 3.into();
+        } else if self.immediate.val() && ((self.len.val() != 4) || self.two_d.val()) {
+            self.cause.next = 10.into();
         } else if self.len.val() > 0x100_0000 {
             self.cause.next = 4.into();
-        } else if self.src.val().get_bits::<24>(40) == 1 {
+        } else if !self.immediate.val() && (self.src.val().get_bits::<24>(40) == 1) {
             self.cause.next = 8.into();
         } else if !self.dst_ok.val() || (self.flags.val().get_bit(2) && !self.rx_ok.val()) {
             self.cause.next = 9.into();

@@ -26,8 +26,10 @@ pub struct DescRegs {
     pub src: Signal<Out, Bits<64>>,
     /// Destination address.
     pub dst: Signal<Out, Bits<64>>,
-    /// Bytes per block.
+    /// Bytes per block (DW 3 without the `immediate` bit).
     pub len: Signal<Out, Bits<32>>,
+    /// A write-immediate descriptor (its value is `src[31:0]`).
+    pub immediate: Signal<Out, Bit>,
     /// Flags (end of chain, 2-D, notify receiver, notify self, MSI).
     pub flags: Signal<Out, Bits<5>>,
     /// Blocks (1 unless 2-D).
@@ -87,7 +89,8 @@ impl Logic for DescRegs {
             | bit_cast::<64, 32>(self.d[0].q.val());
         self.dst.next = (bit_cast::<64, 16>(self.d[1].q.val().get_bits::<16>(16)) << 32)
             | bit_cast::<64, 32>(self.d[2].q.val());
-        self.len.next = self.d[3].q.val();
+        self.len.next = self.d[3].q.val() & 0x7FFF_FFFF;
+        self.immediate.next = self.d[3].q.val().get_bit(31);
         self.flags.next = self.d[4].q.val().get_bits::<5>(0);
         self.height.next = 1.into();
         if self.d[4].q.val().get_bit(1) {
@@ -107,8 +110,9 @@ mod tests {
     use crate::harness::{Lcg, Stepper};
     use peach2_regmap::dma::{flags, Descriptor};
 
-    fn fields(r: &DescRegs) -> [u64; 9] {
+    fn fields(r: &DescRegs) -> [u64; 10] {
         [
+            u64::from(r.immediate.val()),
             r.src.val().to_u64(),
             r.dst.val().to_u64(),
             r.len.val().to_u64(),
@@ -122,7 +126,7 @@ mod tests {
     }
 
     /// The fields as `peach2_regmap::dma` decodes the same DWs.
-    fn golden(dws: &[u32; 8]) -> [u64; 9] {
+    fn golden(dws: &[u32; 8]) -> [u64; 10] {
         let d = Descriptor::from_dws(*dws);
         let height = if d.flags & flags::TWO_D != 0 {
             u64::from(d.height)
@@ -130,6 +134,7 @@ mod tests {
             1
         };
         [
+            u64::from(d.immediate),
             d.src,
             d.dst,
             u64::from(d.length),

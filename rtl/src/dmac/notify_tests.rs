@@ -81,3 +81,157 @@ fn dma_notify_rx_to_global_slot_follows_data_on_route_port() {
         assert_eq!(le32(n_writes[1].data()), 0x4321);
     });
 }
+
+/// A chain of data and write-immediate descriptors, internal and from host memory: each
+/// immediate value reaches its destination after the data before it, on the data's port
+/// (E for node 3, N locally), and counts as a descriptor; a malformed one stops the
+/// channel before it writes anything.
+#[test]
+fn dma_write_immediate_descriptors_follow_their_data() {
+    big_stack(|| {
+        for host_chain in [false, true] {
+            let mut r = Rig::new(43, 0.7, 256);
+            r.bring_up_e(3);
+            let node3 = GLOBAL_BASE | (3 << 36);
+            let own = HOST_BASE + 0xF_0040;
+            let chain_at = HOST_BASE + 0x20_0000;
+            let next = |i: u64| {
+                if host_chain {
+                    chain_at + 32 * i
+                } else {
+                    32 * (4 + i)
+                }
+            };
+            let data = data_desc(HOST_BASE + 0x10_0010, node3 | 0x5_0010, 600, 0, next(1));
+            let mut to_peer = dma::Descriptor::immediate(node3 | 0x9_0080, 0xCAFE_0001);
+            to_peer.next = next(2);
+            let mut to_self = dma::Descriptor::immediate(own, 0xCAFE_0002);
+            to_self.flags = flags::LAST;
+            let descs = [data, to_peer, to_self];
+            r.fill_sources(&descs);
+            for (i, d) in descs.iter().enumerate() {
+                if host_chain {
+                    r.put_host(chain_at + 32 * i as u64, d);
+                } else {
+                    r.put_internal(4 + i as u32, d);
+                }
+            }
+            if host_chain {
+                r.start_host(1, chain_at);
+            } else {
+                r.start_internal(1, 4);
+            }
+            r.run_until_stopped(&[1], 50_000);
+            assert_eq!(r.status(1), (ChannelState::Done, ErrorCause::None, 3));
+            let e: Vec<_> = r
+                .e_tlps
+                .iter()
+                .filter(|(_, t)| t.kind() == TlpKind::MWr)
+                .map(|(_, t)| t)
+                .collect();
+            let last = e.last().expect("writes on E");
+            assert_eq!(last.address().unwrap().0, node3 | 0x9_0080);
+            assert_eq!((last.payload_len(), le32(last.data())), (4, 0xCAFE_0001));
+            let data_bytes: usize = e[..e.len() - 1].iter().map(|t| t.payload_len()).sum();
+            assert_eq!(data_bytes, 600);
+            let n: Vec<_> = r.writes.iter().map(|(_, w)| w).collect();
+            assert_eq!(n.len(), 1, "N writes: {n:?}");
+            assert_eq!(n[0].address().unwrap().0, own);
+            assert_eq!(le32(n[0].data()), 0xCAFE_0002);
+        }
+
+        let mut r = Rig::new(44, 1.0, 256);
+        let mut bad = dma::Descriptor::immediate(HOST_BASE + 0x100, 7);
+        bad.length = 8;
+        bad.flags = flags::LAST;
+        r.put_internal(0, &bad);
+        r.start_internal(0, 0);
+        r.run_until_stopped(&[0], 5_000);
+        assert_eq!(
+            r.status(0),
+            (ChannelState::Error, ErrorCause::BadImmediate, 0)
+        );
+        assert!(r.writes.is_empty());
+    });
+}
+
+/// The notification store: the chip's own DMA writes it (a write-immediate descriptor and
+/// the `NOTIFY_RX` register, both at this node's `Internal` window), a peer writes it
+/// through E, the host reads and clears it through BAR0; a copy into the window and a
+/// peer's write outside both internal windows are refused.
+#[test]
+fn dma_and_peers_write_the_notification_store_the_host_reads_it() {
+    use pcie_model::tlp::{Addr, Tag, Tlp};
+    use pcie_model::Bdf;
+    use peach2_regmap::csr::{port_reg, Port, PORT_DROPS};
+    use peach2_regmap::notify;
+    big_stack(|| {
+        let mut r = Rig::new(45, 0.8, 256);
+        r.bring_up_e(3);
+        let internal = GLOBAL_BASE | (5 << 33);
+        let entry = |sender: u32, slot: u32| internal | notify::internal_offset(sender, slot);
+        let data = data_desc(
+            HOST_BASE + 0x10_0000,
+            HOST_BASE + 0x30_0000,
+            256,
+            flags::NOTIFY_RX,
+            32,
+        );
+        let mut imm = dma::Descriptor::immediate(entry(0, 5), 0x100);
+        imm.flags = flags::LAST;
+        r.fill_sources(&[data]);
+        r.put_internal(0, &data);
+        r.put_internal(1, &imm);
+        let rx = entry(0, 6);
+        r.csr_write(dma::channel_reg(0, dma::CH_NOTIFY_RX_LO), rx as u32);
+        r.csr_write(dma::channel_reg(0, dma::CH_NOTIFY_RX_HI), (rx >> 32) as u32);
+        r.csr_write(dma::channel_reg(0, dma::CH_NOTIFY_VALUE), 0x41);
+        r.start_internal(0, 0);
+        r.run_until_stopped(&[0], 50_000);
+        assert_eq!(r.status(0), (ChannelState::Done, ErrorCause::None, 2));
+        assert_eq!(r.csr_read(notify::bar0_offset(0, 5)), 0x100);
+        assert_eq!(r.csr_read(notify::bar0_offset(0, 6)), 0x42);
+        r.check_golden(&[data]);
+        let to_data = |a: u64| (data.dst..data.dst + 256).contains(&a);
+        assert!(
+            r.writes
+                .iter()
+                .all(|(_, w)| to_data(w.address().unwrap().0)),
+            "only the data reached the host"
+        );
+
+        // Node 3, through E: its entry for slot 9; then a write past the store.
+        let node0_internal = internal;
+        let peer = |off: u64, v: u32| {
+            Tlp::mem_write(
+                Bdf(0x0100),
+                Tag(0),
+                Addr(node0_internal | off),
+                &v.to_le_bytes(),
+            )
+            .unwrap()
+        };
+        let drops = r.csr_read(port_reg(Port::E, PORT_DROPS));
+        r.send_e(&peer(notify::internal_offset(3, 9), 0xBEEF));
+        r.send_e(&peer(
+            notify::INTERNAL_BASE + 4 * u64::from(notify::DWS),
+            0xDEAD,
+        ));
+        r.run(300);
+        assert_eq!(r.csr_read(notify::bar0_offset(3, 9)), 0xBEEF);
+        assert_eq!(r.csr_read(port_reg(Port::E, PORT_DROPS)), drops + 1);
+        r.csr_write(notify::bar0_offset(3, 9), 0);
+        assert_eq!(r.csr_read(notify::bar0_offset(3, 9)), 0);
+
+        // A copy (not one DW) into the window cannot be routed.
+        let mut copy = data_desc(HOST_BASE + 0x10_0000, entry(0, 8), 16, flags::LAST, 0);
+        copy.src = HOST_BASE + 0x10_0000 + (copy.dst & 15);
+        r.put_internal(2, &copy);
+        r.start_internal(1, 2);
+        r.run_until_stopped(&[1], 5_000);
+        assert_eq!(
+            r.status(1),
+            (ChannelState::Error, ErrorCause::Unroutable, 0)
+        );
+    });
+}

@@ -6,12 +6,22 @@
 //! the RX stage marked `unsupported` is consumed and answered with UR. Completions that
 //! reach here match no request of the chip's (the DMA's completions are taken off before,
 //! by `super::mux`) and are counted. Writes to the internal-memory target (a global
-//! address of this node) land in the DMA's descriptor memory, as BAR0 writes at 0x8000 +
-//! (offset mod 32 KiB).
+//! address of this node) at offset `o` land in the DMA's descriptor memory (BAR0 0x8000 +
+//! `o`, `o` < 32 KiB) or in the notification store (BAR0 `NOTIFY`, `o` in its window,
+//! `peach2_regmap::notify`); elsewhere they are dropped. A read takes two cycles per DW:
+//! the notification store's block RAM answers a cycle after the address.
 
 use crate::stream::{TlpSink, TlpSource};
 use peach2_regmap::address::GLOBAL_BASE_HI;
+use peach2_regmap::{dma, notify};
 use rust_hdl::prelude::*;
+
+// The internal window's decode below: descriptors at offsets below 2^15 (BAR0 DW 0x2000),
+// the notification store in the 4 KiB from 8 << 12 (BAR0 DW 0x1000).
+const _: () = assert!(dma::DESC_COUNT * dma::DESC_BYTES == 1 << 15);
+const _: () = assert!(dma::DESC_BASE == 0x2000 * 4);
+const _: () = assert!(notify::INTERNAL_BASE == 8 << 12 && notify::DWS * 4 == 1 << 12);
+const _: () = assert!(notify::BAR0_BASE == 0x1000 * 4);
 
 /// Completer state.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -77,6 +87,8 @@ pub struct InternalCompleter {
     dws_left: DFF<Bits<11>>,
     first: DFF<Bit>,
     rd_index: DFF<Bits<3>>,
+    /// The read address has been held a cycle: the DW is on `csr_rd_data`.
+    rd_wait: DFF<Bit>,
     rd_data: [DFF<Bits<32>>; 4],
     // Combinational views of the beat on the input.
     in_fmt: Signal<Local, Bits<3>>,
@@ -87,6 +99,10 @@ pub struct InternalCompleter {
     in_type: Signal<Local, Bits<5>>,
     in_addr_lo: Signal<Local, Bits<32>>,
     in_global: Signal<Local, Bit>,
+    /// The global write's offset is in the descriptor memory.
+    in_desc: Signal<Local, Bit>,
+    /// The global write's offset is in the notification store.
+    in_notify: Signal<Local, Bit>,
     in_len: Signal<Local, Bits<11>>,
     lane_data: Signal<Local, Bits<32>>,
     lane_value: Signal<Local, Bits<32>>,
@@ -134,6 +150,7 @@ impl Default for InternalCompleter {
             dws_left: Default::default(),
             first: Default::default(),
             rd_index: Default::default(),
+            rd_wait: Default::default(),
             rd_data: array_init::array_init(|_| Default::default()),
             in_fmt: Default::default(),
             last_pad: Default::default(),
@@ -141,6 +158,8 @@ impl Default for InternalCompleter {
             in_type: Default::default(),
             in_addr_lo: Default::default(),
             in_global: Default::default(),
+            in_desc: Default::default(),
+            in_notify: Default::default(),
             in_len: Default::default(),
             lane_data: Default::default(),
             lane_value: Default::default(),
@@ -165,7 +184,7 @@ impl Logic for InternalCompleter {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, h0, h1, src, status, respond, lane, dw_addr, dws_left, first,
-            rd_index
+            rd_index, rd_wait
         );
         self.rd_count.next = bit_cast::<11, 3>(self.rd_index.q.val()) + 1;
         for k in 0..4 {
@@ -183,6 +202,11 @@ impl Logic for InternalCompleter {
             self.in_global.next =
                 self.from_xbar.data.val().get_bits::<24>(72) == self.global_base_hi.val();
         }
+        // Offset bits 32:15 zero: descriptors; bits 32:12 = 8: the notification store.
+        self.in_desc.next = !self.from_xbar.data.val().get_bit(64)
+            && (self.in_addr_lo.val().get_bits::<17>(15) == 0);
+        self.in_notify.next = !self.from_xbar.data.val().get_bit(64)
+            && (self.in_addr_lo.val().get_bits::<20>(12) == 8);
         self.in_len.next = bit_cast::<11, 10>(self.from_xbar.data.val().get_bits::<10>(0));
         if self.from_xbar.data.val().get_bits::<10>(0) == 0 {
             self.in_len.next = 1024.into();
@@ -308,14 +332,24 @@ impl Logic for InternalCompleter {
                     } else if (self.in_type.val() == 10) || (self.in_type.val() == 11) {
                         self.cpl_unexpected.next = true;
                     } else if (self.in_type.val() == 0) && self.in_fmt.val().get_bit(1) {
-                        if self.in_global.val() {
-                            // The internal-memory target is the descriptor memory
-                            // (BAR0 0x8000..): offset modulo 32 KiB.
-                            self.dw_addr.d.next =
-                                bit_cast::<14, 13>(self.in_addr_lo.val().get_bits::<13>(2))
-                                    | 0x2000;
-                        }
                         self.state.d.next = CompleterState::Write;
+                        if self.in_global.val() {
+                            // The internal-memory target: descriptors at BAR0 0x8000,
+                            // notifications at BAR0 0x4000.
+                            if self.in_desc.val() {
+                                self.dw_addr.d.next =
+                                    bit_cast::<14, 13>(self.in_addr_lo.val().get_bits::<13>(2))
+                                        | 0x2000;
+                            } else if self.in_notify.val() {
+                                self.dw_addr.d.next =
+                                    bit_cast::<14, 10>(self.in_addr_lo.val().get_bits::<10>(2))
+                                        | 0x1000;
+                            } else {
+                                self.state.d.next = CompleterState::Drain;
+                                self.dropped.next = true;
+                                self.status_port.next = self.from_xbar.src.val();
+                            }
+                        }
                     } else if (self.in_type.val() == 0) && !self.in_fmt.val().get_bit(1) {
                         self.respond.d.next = true;
                         if self.in_len.val() > 4 {
@@ -323,6 +357,7 @@ impl Logic for InternalCompleter {
                         } else if self.from_xbar.eop.val() {
                             self.status.d.next = 0.into();
                             self.from_xbar.ready.next = true;
+                            self.rd_wait.d.next = false;
                             self.state.d.next = CompleterState::Read;
                         }
                     } else {
@@ -371,14 +406,17 @@ impl Logic for InternalCompleter {
                 }
             }
             CompleterState::Read => {
-                for k in 0..4 {
-                    if self.rd_index.q.val().index() == k {
-                        self.rd_data[k].d.next = self.rd_lane.val();
+                self.rd_wait.d.next = !self.rd_wait.q.val();
+                if self.rd_wait.q.val() {
+                    for k in 0..4 {
+                        if self.rd_index.q.val().index() == k {
+                            self.rd_data[k].d.next = self.rd_lane.val();
+                        }
                     }
-                }
-                self.rd_index.d.next = self.rd_index.q.val() + 1;
-                if self.rd_count.val() == self.dws_left.q.val() {
-                    self.state.d.next = CompleterState::Respond;
+                    self.rd_index.d.next = self.rd_index.q.val() + 1;
+                    if self.rd_count.val() == self.dws_left.q.val() {
+                        self.state.d.next = CompleterState::Respond;
+                    }
                 }
             }
             CompleterState::Drain => {

@@ -1,9 +1,11 @@
 //! The chip's internal endpoint: the crossbar's fifth port. It serves what is addressed to
 //! the chip itself (CSR reads and writes through BAR0) and answers the requests the ports
-//! could not serve with Unsupported Request completions.
+//! could not serve with Unsupported Request completions; and it keeps the notifications
+//! other nodes send into the chip (`notify_store`).
 
 pub mod completer;
 pub mod mux;
+pub mod notify_store;
 
 #[cfg(test)]
 mod completer_tests;

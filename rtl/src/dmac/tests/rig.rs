@@ -144,6 +144,11 @@ impl Rig {
         self.to_chip.extend(to_beats(t));
     }
 
+    /// Queues `t` on E RX (from the peer).
+    pub fn send_e(&mut self, t: &Tlp) {
+        self.to_e.extend(to_beats(t));
+    }
+
     /// Writes a BAR0 register.
     pub fn csr_write(&mut self, off: u32, v: u32) {
         let t = Tlp::mem_write(
