@@ -4,7 +4,7 @@
 
 use crate::CliError;
 use clap::{Args, Subcommand, ValueEnum};
-use peach2_driver::Placement;
+use peach2_driver::{NotifyPlace, Placement};
 use peach2_sim::scenario::Kind;
 use peach2_sim::speed;
 use peach2_sim::topology::Topology;
@@ -70,6 +70,15 @@ enum DescArg {
     Host,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum NotifyArg {
+    /// The receiver's host memory; the waiting CPU spins on it.
+    Host,
+    /// The receiving chip's notification store; the waiting CPU reads it over PCIe
+    /// (`tcaDMAUseNotifyInternal`).
+    Internal,
+}
+
 /// Ping-pong options.
 #[derive(Args)]
 struct PingPongArgs {
@@ -91,6 +100,9 @@ struct PingPongArgs {
     /// Descriptor placement; several (comma separated) give several curves.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "internal")]
     desc: Vec<DescArg>,
+    /// Where the receiver's notification lands.
+    #[arg(long, value_enum, default_value = "host")]
+    notify: NotifyArg,
     /// Sizes: `8..4M` (powers of two) or a list `8,100,1K`.
     #[arg(long, default_value = "8..4M")]
     sizes: String,
@@ -165,6 +177,10 @@ fn pingpong_cmd(a: PingPongArgs) -> Result<(), CliError> {
             dst: a.dst_node,
             mem,
             desc,
+            notify: match a.notify {
+                NotifyArg::Host => NotifyPlace::Host,
+                NotifyArg::Internal => NotifyPlace::Chip,
+            },
             sizes: sizes.clone(),
             iters: a.iters,
             profile: profile.clone(),

@@ -5,7 +5,7 @@
 
 use crate::CliError;
 use clap::Args;
-use peach2_driver::Placement;
+use peach2_driver::{NotifyPlace, Placement};
 use peach2_run::{Outcome, RunConfig};
 use peach2_sim::topology::Topology;
 use peach2_testbench::pingpong::{self, Mem, PingPong};
@@ -69,6 +69,7 @@ pub fn run(a: RunSpeedArgs) -> Result<(), CliError> {
         dst: 1,
         mem: Mem::Gpu,
         desc: Placement::Internal,
+        notify: NotifyPlace::Host,
         sizes: a.sizes.clone(),
         iters: a.iters,
         profile,

@@ -29,60 +29,84 @@ pub(crate) enum Placed {
     },
     /// Host memory region holding the descriptors.
     Host(Region),
+    /// No descriptors: every copy was small enough for PIO and nothing notifies.
+    Nothing,
 }
 
-/// The hardware descriptors of `plan`, with `notify` flags per descriptor index, linked
-/// for `placement` (`base`: the first internal index or the host address).
+/// One descriptor of a chain, before linking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// The plan's copy at this index.
+    Copy(usize),
+    /// A write-immediate descriptor: a notification's `value` to `dst`.
+    Immediate {
+        /// Where the value goes.
+        dst: u64,
+        /// The value.
+        value: u32,
+    },
+}
+
+/// The hardware descriptors of `steps`, the one at index `rx_at` flagged to notify the
+/// receiver through the channel's registers, linked for `placement` (`base`: the first
+/// internal index or the host address).
 pub(crate) fn descriptors(
     plan: &Plan,
-    notify: &[(usize, u32)],
+    steps: &[Step],
+    rx_at: Option<usize>,
     bounce: Option<Region>,
     placement: Placement,
     base: u64,
 ) -> Vec<Descriptor> {
-    let n = plan.copies.len();
-    plan.copies
+    let n = steps.len();
+    steps
         .iter()
         .enumerate()
-        .map(|(i, c): (usize, &HwCopy)| {
-            let src = match c.src {
-                Source::Direct(a) => a,
-                Source::Bounce(o) => {
-                    bounce
-                        .expect("a plan with stages has a bounce buffer")
-                        .bus_addr
-                        + o
-                }
+        .map(|(i, step)| {
+            let mut d = match *step {
+                Step::Copy(k) => copy_descriptor(&plan.copies[k], bounce),
+                Step::Immediate { dst, value } => Descriptor::immediate(dst, value),
             };
-            let mut f = notify
-                .iter()
-                .filter(|(k, _)| *k == i)
-                .fold(0, |acc, (_, fl)| acc | fl);
-            if i + 1 == n {
-                f |= flags::LAST;
+            if rx_at == Some(i) {
+                d.flags |= flags::NOTIFY_RX;
             }
-            let next = match placement {
+            if i + 1 == n {
+                d.flags |= flags::LAST;
+            }
+            d.next = match placement {
                 _ if i + 1 == n => 0,
                 Placement::Internal => (base + i as u64 + 1) * u64::from(DESC_BYTES),
                 Placement::Host => base + (i as u64 + 1) * u64::from(DESC_BYTES),
             };
-            let mut d = Descriptor {
-                src,
-                dst: c.dst,
-                length: c.length,
-                flags: f,
-                next,
-                ..Default::default()
-            };
-            if let Some(s) = c.stride {
-                d.flags |= flags::TWO_D;
-                d.height = s.height;
-                d.src_pitch = s.src_pitch;
-                d.dst_pitch = s.dst_pitch;
-            }
             d
         })
         .collect()
+}
+
+/// The descriptor of one planned copy (unlinked, no notification).
+fn copy_descriptor(c: &HwCopy, bounce: Option<Region>) -> Descriptor {
+    let src = match c.src {
+        Source::Direct(a) => a,
+        Source::Bounce(o) => {
+            bounce
+                .expect("a plan with stages has a bounce buffer")
+                .bus_addr
+                + o
+        }
+    };
+    let mut d = Descriptor {
+        src,
+        dst: c.dst,
+        length: c.length,
+        ..Default::default()
+    };
+    if let Some(s) = c.stride {
+        d.flags |= flags::TWO_D;
+        d.height = s.height;
+        d.src_pitch = s.src_pitch;
+        d.dst_pitch = s.dst_pitch;
+    }
+    d
 }
 
 /// Writes internal descriptors starting at index `first` (one burst per descriptor).

@@ -1,18 +1,18 @@
-//! Chains on channels: checking and planning a descriptor list, placing it, starting a
-//! channel, waiting for it, and waiting for notifications (`tcaSetDMAChain`,
-//! `tcaStartDMADesc`, `tcaWaitDMAC`, `tcaWaitDMARecvDesc`, `tcaTestDMARecvDesc`).
+//! Chains on channels: checking and planning a descriptor list with its notifications,
+//! placing it, starting a channel and waiting for it (`tcaSetDMAChain`,
+//! `tcaStartDMADesc`, `tcaWaitDMAC`). Waiting for notifications is [`crate::notify`].
 
-use crate::chain::{descriptors, write_host, write_internal, Placed, Placement};
-use crate::desc::{Copy, DescList, Shape};
-use crate::device::{self_slot_off, slot_off, Tca, SCRATCH_OFF};
+use crate::chain::{descriptors, write_host, write_internal, Placed, Placement, Step};
+use crate::desc::{Copy, DescList, Shape, Wait};
+use crate::device::Tca;
 use crate::error::TcaError;
 use crate::handle::{Handle, MemKind};
 use crate::hw::{DmaMemory, Mmio, Region};
 use crate::plan::Plan;
 use peach2_regmap::dma::{
-    channel_reg, flags, ChannelState as HwState, ErrorCause, CHANNELS, CH_CONTROL, CH_COUNT,
-    CH_CURRENT_LO, CH_DESC_LO, CH_NOTIFY_RX_LO, CH_NOTIFY_SELF_LO, CH_NOTIFY_VALUE, CH_STATUS,
-    CONTROL_HOST, CONTROL_INDEX_SHIFT, CONTROL_START, DESC_BYTES,
+    channel_reg, ChannelState as HwState, ErrorCause, CHANNELS, CH_CONTROL, CH_COUNT,
+    CH_CURRENT_LO, CH_DESC_LO, CH_NOTIFY_RX_LO, CH_NOTIFY_VALUE, CH_STATUS, CONTROL_HOST,
+    CONTROL_INDEX_SHIFT, CONTROL_START, DESC_BYTES,
 };
 
 /// A chain set on a channel, ready to start any number of times.
@@ -27,9 +27,48 @@ pub(crate) struct Prepared {
     bounce: Option<Region>,
     /// Local allocations the chain reads or writes (refused at start once freed).
     uses: Vec<Handle>,
-    /// Value the self slot holds when the notify-self copy is done.
-    self_value: Option<u32>,
     descriptors: usize,
+}
+
+/// A notification of a chain being planned.
+#[derive(Clone, Copy, Debug)]
+struct Note {
+    /// Planned copies before it (it follows the last of them).
+    after: usize,
+    /// Where its tag goes.
+    addr: u64,
+    /// The tag.
+    tag: u32,
+    /// It notifies the destination's node (not this node itself).
+    rx: bool,
+}
+
+/// The chain's descriptors: each planned copy followed by its notifications. The first
+/// receiver notification that directly follows a copy rides the channel's `NOTIFY_RX`
+/// register (no descriptor of its own; returned with the index of its copy); every other
+/// one is a write-immediate descriptor.
+fn schedule(copies: usize, notes: &[Note]) -> (Vec<Step>, Option<(usize, Note)>) {
+    let mut steps = Vec::with_capacity(copies + notes.len());
+    let mut rx = None;
+    let mut next = notes.iter().peekable();
+    for done in 0..=copies {
+        if done > 0 {
+            steps.push(Step::Copy(done - 1));
+        }
+        let mut first = true;
+        while let Some(n) = next.next_if(|n| n.after == done) {
+            if n.rx && rx.is_none() && first && done > 0 {
+                rx = Some((steps.len() - 1, *n));
+            } else {
+                steps.push(Step::Immediate {
+                    dst: n.addr,
+                    value: n.tag,
+                });
+            }
+            first = false;
+        }
+    }
+    (steps, rx)
 }
 
 /// Driver-side state of a channel.
@@ -76,14 +115,18 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         }
         c.src.check_range(c.src_off, c.shape.extent(false))?;
         c.dst.check_range(c.dst_off, c.shape.extent(true))?;
-        if let Some(w) = c.wait {
-            if w.tag == 0 {
+        let own = self.area.handle.slot_count;
+        for (w, count) in [(c.wait, c.dst.slot_count), (c.notify_self, own)] {
+            let Some(Wait { slot, tag }) = w else {
+                continue;
+            };
+            if tag == 0 {
                 return Err(TcaError::Notification(
                     "tag 0 is what a cleared slot holds; use a non-zero tag".into(),
                 ));
             }
-            if w.slot >= c.dst.slot_count {
-                return Err(TcaError::NoSlot(w.slot, c.dst.slot_count));
+            if slot >= count {
+                return Err(TcaError::NoSlot(slot, count));
             }
         }
         let dst = if c.dst.node == self.node {
@@ -94,13 +137,15 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         Ok((src + c.src_off, dst))
     }
 
-    /// Address of a slot of the node of `h` as this chip addresses it.
-    fn slot_addr(&self, h: &Handle, byte_off: u64) -> u64 {
-        if h.node == self.node {
-            self.area.bus_addr + byte_off
-        } else {
-            h.slots + byte_off
+    /// Refuses a channel still running its chain (the chip ignores a start then). A chain
+    /// that finished without a [`Tca::wait_dmac`] is seen finished here; one that stopped
+    /// on an error reports it.
+    fn check_idle(&mut self, ch: u8) -> Result<(), TcaError> {
+        let c = self.channel(ch)?;
+        if self.channels[c].running && self.test_dmac(ch)?.is_none() {
+            return Err(TcaError::ChannelBusy(ch));
         }
+        Ok(())
     }
 
     /// Checks and plans `list`, places its descriptors and programs channel `ch`'s
@@ -112,9 +157,7 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         placement: Placement,
     ) -> Result<(), TcaError> {
         let c = self.channel(ch)?;
-        if self.channels[c].running {
-            return Err(TcaError::ChannelBusy(ch));
-        }
+        self.check_idle(ch)?;
         if list.copies.is_empty() {
             return Err(TcaError::EmptyList);
         }
@@ -122,17 +165,14 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         let mut edge_ends = Vec::new();
         let mut stage_src = Vec::new();
         let mut uses = Vec::new();
-        let mut notify: Vec<(usize, u32)> = Vec::new();
-        let mut rx: Option<(u64, u32)> = None;
-        let mut self_at: Option<usize> = None;
-        let mut value_base: Option<u32> = None;
+        let mut notes = Vec::new();
         for copy in &list.copies {
             let (src, dst) = self.check_copy(copy)?;
             uses.push(copy.src);
             if copy.dst.node == self.node {
                 uses.push(copy.dst);
             }
-            let (e0, s0, c0) = (plan.edges.len(), plan.stages.len(), plan.copies.len());
+            let (e0, s0) = (plan.edges.len(), plan.stages.len());
             match copy.shape {
                 Shape::Linear { len } => plan.copy_1d(dst, src, len),
                 Shape::Block {
@@ -145,42 +185,29 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             let ends = (copy.src.kind, copy.dst);
             edge_ends.extend(std::iter::repeat_n(ends, plan.edges.len() - e0));
             stage_src.extend(std::iter::repeat_n(copy.src.kind, plan.stages.len() - s0));
-            if copy.wait.is_none() && !copy.notify_self {
-                continue;
-            }
-            if plan.copies.len() == c0 {
-                // All edges (PIO): a 4-byte copy into the receiver's scratch DW carries
-                // the notification, after the edges like any descriptor.
-                plan.carrier(self.slot_addr(&copy.dst, SCRATCH_OFF));
-            }
-            let idx = plan.copies.len() - 1;
-            // The chip writes NOTIFY_VALUE + (descriptors done) into the slots.
-            let count = idx as u32 + 1;
-            if let Some(w) = copy.wait {
-                if rx.is_some() {
-                    return Err(TcaError::Notification(
-                        "one receiver notification per chain (the channel has one NOTIFY_RX register)"
-                            .into(),
-                    ));
+            // Edges are written before the start, so a copy with no DMA part is complete
+            // when the chain reaches its place.
+            let after = plan.copies.len();
+            let own = self.area.handle;
+            for (w, to, rx) in [
+                (copy.wait, &copy.dst, true),
+                (copy.notify_self, &own, false),
+            ] {
+                if let Some(w) = w {
+                    let addr = self.notify_addr(to, w.slot, copy.place);
+                    notes.push(Note {
+                        after,
+                        addr,
+                        tag: w.tag,
+                        rx,
+                    });
                 }
-                let off = slot_off(self.node, w.slot, copy.dst.slot_count);
-                rx = Some((self.slot_addr(&copy.dst, off), w.tag));
-                value_base = Some(w.tag.wrapping_sub(count));
-                notify.push((idx, flags::NOTIFY_RX));
-            }
-            if copy.notify_self {
-                if self_at.is_some() {
-                    return Err(TcaError::Notification(
-                        "one notify-self copy per chain".into(),
-                    ));
-                }
-                self_at = Some(idx);
-                notify.push((idx, flags::NOTIFY_SELF));
             }
         }
-        let base = value_base.unwrap_or(0);
-        let self_value = self_at.map(|i| base.wrapping_add(i as u32 + 1));
-        let n = plan.copies.len();
+        let (steps, rx) = schedule(plan.copies.len(), &notes);
+        // The chip writes NOTIFY_VALUE + (descriptors done) to NOTIFY_RX.
+        let base = rx.map_or(0, |(i, n)| n.tag.wrapping_sub(i as u32 + 1));
+        let n = steps.len();
         // Release the previous chain's resources first, so a chain can replace itself.
         if let Some(old) = self.channels[c].chain.take() {
             self.release(old)?;
@@ -191,6 +218,7 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             None
         };
         let placed = match placement {
+            _ if n == 0 => Ok(Placed::Nothing),
             Placement::Internal => {
                 let free = self.desc_mem.free_total() as usize;
                 self.desc_mem
@@ -224,15 +252,17 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             stage_src,
             bounce,
             uses,
-            self_value,
             descriptors: n,
         };
         let base_addr = match placed {
             Placed::Internal { first, .. } => u64::from(first),
             Placed::Host(r) => r.bus_addr,
+            Placed::Nothing => 0,
         };
-        let descs = descriptors(&prepared.plan, &notify, bounce, placement, base_addr);
+        let rx_at = rx.map(|(i, _)| i);
+        let descs = descriptors(&prepared.plan, &steps, rx_at, bounce, placement, base_addr);
         let written = match placed {
+            Placed::Nothing => Ok(()),
             Placed::Internal { first, .. } => write_internal(&mut self.mmio, first, &descs),
             Placed::Host(r) => write_host(&mut self.mem, r, &descs).and_then(|_| {
                 self.mmio
@@ -240,11 +270,9 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             }),
         };
         let programmed = written.and_then(|_| {
-            let (rx_addr, _) = rx.unwrap_or((0, 0));
+            let rx_addr = rx.map_or(0, |(_, n)| n.addr);
             let reg = |r| channel_reg(u32::from(ch), r);
             self.mmio.write64(reg(CH_NOTIFY_RX_LO), rx_addr)?;
-            let self_addr = self.area.bus_addr + self_slot_off(ch);
-            self.mmio.write64(reg(CH_NOTIFY_SELF_LO), self_addr)?;
             self.mmio.write32(reg(CH_NOTIFY_VALUE), base)
         });
         if let Err(e) = programmed {
@@ -265,6 +293,7 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
                 .free(u64::from(first), u64::from(count))
                 .map_err(|e| TcaError::Invalid(e.to_string())),
             Placed::Host(r) => self.mem.free(MemKind::Host, r),
+            Placed::Nothing => Ok(()),
         }
     }
 
@@ -279,17 +308,17 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
     }
 
     /// Starts channel `ch` (`tcaStartDMADesc`): stages unaligned sources into the bounce
-    /// buffer, writes the edges by PIO, clears the self slot, then one register write.
+    /// buffer, writes the edges by PIO, then one register write (none for a chain the
+    /// PIO writes carried out entirely).
     pub fn start(&mut self, ch: u8) -> Result<(), TcaError> {
         let c = self.channel(ch)?;
-        if self.channels[c].running {
-            return Err(TcaError::ChannelBusy(ch));
-        }
+        self.check_idle(ch)?;
         let p = self.channels[c].chain.take().ok_or(TcaError::NoChain(ch))?;
         let result = self.launch(ch, &p);
+        let dma = !matches!(p.placed, Placed::Nothing);
         self.channels[c].chain = Some(p);
         result?;
-        self.channels[c].running = true;
+        self.channels[c].running = dma;
         Ok(())
     }
 
@@ -313,16 +342,10 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
                 self.put(dst, e.dst, &buf)?;
             }
         }
-        if p.self_value.is_some() {
-            self.mem.write(
-                MemKind::Host,
-                self.area.bus_addr + self_slot_off(ch),
-                &[0; 4],
-            )?;
-        }
         let control = match p.placed {
             Placed::Internal { first, .. } => CONTROL_START | (first << CONTROL_INDEX_SHIFT),
             Placed::Host(_) => CONTROL_START | CONTROL_HOST,
+            Placed::Nothing => return Ok(()),
         };
         self.mmio
             .write32(channel_reg(u32::from(ch), CH_CONTROL), control)
@@ -364,64 +387,47 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         }
         Err(TcaError::Timeout(format!("channel {ch}")))
     }
+}
 
-    /// Waits until the notify-self copy of `ch`'s chain is done (a poll of host memory,
-    /// cheaper than reading the channel's status over PCIe).
-    pub fn wait_self(&mut self, ch: u8) -> Result<(), TcaError> {
-        let c = self.channel(ch)?;
-        let want = self.channels[c]
-            .chain
-            .as_ref()
-            .and_then(|p| p.self_value)
-            .ok_or_else(|| {
-                TcaError::Notification(format!("channel {ch}'s chain does not notify self"))
-            })?;
-        let addr = self.area.bus_addr + self_slot_off(ch);
-        if self.mem.poll_until(addr, want, self.limits.polls)? {
-            return Ok(());
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn note(after: usize, addr: u64, rx: bool) -> Note {
+        Note {
+            after,
+            addr,
+            tag: addr as u32,
+            rx,
         }
-        Err(TcaError::Timeout(format!(
-            "channel {ch}'s self notification"
-        )))
     }
 
-    /// The address of slot `slot` for notifications from node `from`, checked.
-    fn recv_slot(&self, from: u8, slot: u16, tag: u32) -> Result<u64, TcaError> {
-        let count = self.area.handle.slot_count;
-        if slot >= count {
-            return Err(TcaError::NoSlot(slot, count));
+    fn imm(addr: u64) -> Step {
+        Step::Immediate {
+            dst: addr,
+            value: addr as u32,
         }
-        if tag == 0 {
-            return Err(TcaError::Notification(
-                "tag 0 is what a cleared slot holds; no notification carries it".into(),
-            ));
-        }
-        if from != self.node && !self.reachable(from) {
-            return Err(TcaError::UnknownNode(from));
-        }
-        Ok(self.area.bus_addr + slot_off(from, slot, count))
     }
 
-    /// True (and the slot cleared) if slot `slot` holds `tag` from node `from`
-    /// (`tcaTestDMARecvDesc`; this node itself for its local copies' notifications).
-    pub fn test_recv(&mut self, from: u8, slot: u16, tag: u32) -> Result<bool, TcaError> {
-        let addr = self.recv_slot(from, slot, tag)?;
-        if !self.mem.poll_until(addr, tag, 1)? {
-            return Ok(false);
-        }
-        self.mem.write(MemKind::Host, addr, &[0; 4])?;
-        Ok(true)
+    #[test]
+    fn the_first_receiver_notification_after_a_copy_takes_the_register() {
+        // Ping-pong: one copy, its receiver's notification and its self notification.
+        let (steps, rx) = schedule(1, &[note(1, 10, true), note(1, 11, false)]);
+        assert_eq!(steps, [Step::Copy(0), imm(11)]);
+        assert_eq!(rx.map(|(i, n)| (i, n.addr)), Some((0, 10)));
+        // Two receivers: the second rides a write-immediate after its own copy.
+        let (steps, rx) = schedule(2, &[note(1, 10, true), note(2, 20, true)]);
+        assert_eq!(steps, [Step::Copy(0), Step::Copy(1), imm(20)]);
+        assert_eq!(rx.map(|(i, _)| i), Some(0));
     }
 
-    /// Waits until slot `slot` holds `tag` from node `from`, then clears it
-    /// (`tcaWaitDMARecvDesc`).
-    pub fn wait_recv(&mut self, from: u8, slot: u16, tag: u32) -> Result<(), TcaError> {
-        let addr = self.recv_slot(from, slot, tag)?;
-        if !self.mem.poll_until(addr, tag, self.limits.polls)? {
-            return Err(TcaError::Timeout(format!(
-                "node {from}'s slot {slot} tag {tag:#x}"
-            )));
-        }
-        self.mem.write(MemKind::Host, addr, &[0; 4])
+    #[test]
+    fn notifications_without_a_copy_before_them_are_write_immediates() {
+        // A PIO-only copy first, then a self notification before the receiver's.
+        let notes = [note(0, 5, true), note(1, 6, false), note(1, 7, true)];
+        let (steps, rx) = schedule(1, &notes);
+        assert_eq!(steps, [imm(5), Step::Copy(0), imm(6), imm(7)]);
+        assert!(rx.is_none());
+        assert_eq!(schedule(0, &[]).0, []);
     }
 }

@@ -4,12 +4,13 @@
 //! checks a list against the device and plans it ([`crate::plan`]).
 
 use crate::handle::Handle;
+use crate::notify::NotifyPlace;
 
-/// Tell the receiver: after this copy's data, write `tag` into its notification slot
-/// `slot` (`tcaWaitDMARecvDesc(slot, tag)` returns on the receiver).
+/// A notification: after a copy's data, `tag` lands in the notified node's entry for
+/// (this node, `slot`) ([`crate::Tca::wait_recv`] returns there).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Wait {
-    /// The receiver's slot (0..its handle's `slot_count`).
+    /// The slot (0..the notified node's `slot_count`).
     pub slot: u16,
     /// The value the receiver waits for.
     pub tag: u32,
@@ -69,10 +70,13 @@ pub struct Copy {
     pub src_off: u64,
     /// Shape.
     pub shape: Shape,
-    /// Notification of the receiver.
+    /// Notification of the destination's node.
     pub wait: Option<Wait>,
-    /// Also write the value into this channel's own slot ([`crate::Tca::wait_self`]).
-    pub notify_self: bool,
+    /// Notification of this node itself (`tcaDMANotifySelf`): awaited with
+    /// [`crate::Tca::wait_recv`] from this node.
+    pub notify_self: Option<Wait>,
+    /// Where both notifications land.
+    pub place: NotifyPlace,
 }
 
 /// A list of copies to run as one chain.
@@ -117,7 +121,8 @@ impl DescList {
             src_off,
             shape,
             wait,
-            notify_self: false,
+            notify_self: None,
+            place: NotifyPlace::Host,
         });
         self
     }
@@ -145,10 +150,18 @@ impl DescList {
         self.push(dst, dst_off, src, src_off, shape, wait)
     }
 
-    /// Sets "notify self" on the last copy.
-    pub fn notify_self(&mut self) -> &mut Self {
+    /// Makes the last copy notify this node too, with `wait`'s slot and tag.
+    pub fn notify_self(&mut self, wait: Wait) -> &mut Self {
         if let Some(c) = self.copies.last_mut() {
-            c.notify_self = true;
+            c.notify_self = Some(wait);
+        }
+        self
+    }
+
+    /// Makes the last copy's notifications land in `place`.
+    pub fn notify_in(&mut self, place: NotifyPlace) -> &mut Self {
+        if let Some(c) = self.copies.last_mut() {
+            c.place = place;
         }
         self
     }

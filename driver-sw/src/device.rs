@@ -6,32 +6,22 @@ use crate::channel::ChannelState;
 use crate::error::TcaError;
 use crate::handle::{Handle, MemKind};
 use crate::hw::{DmaMemory, Mmio, Region};
+use crate::notify::NotifyPlace;
 use peach2_regmap::address::{GlobalAddr, Target, GLOBAL_BASE, MAX_NODES, OFFSET_BITS};
 use peach2_regmap::csr::{
     route, target_ctrl, target_hi, target_lo, ID, ID_VALUE, NODE_ID, ROUTE_VALID, TARGET_ENABLE,
 };
 use peach2_regmap::dma::{CHANNELS, DESC_COUNT};
+use peach2_regmap::notify;
 use std::collections::HashMap;
 
-/// Receive slots every node offers each sender (`wait_slot` 0..SLOTS).
-pub const SLOTS: u16 = 64;
-/// DWs of the notification area: the receive slots of every possible sender (a
-/// notification is awaited from a given node, so two senders using one slot number do
-/// not overwrite each other), one scratch DW (target of the 4-byte carrier copy of a
-/// notification whose copy had no DMA part), one self slot per channel.
-const AREA_DWS: u64 = MAX_NODES as u64 * SLOTS as u64 + 1 + CHANNELS as u64;
-/// Byte offset of the scratch DW in the notification area.
-pub(crate) const SCRATCH_OFF: u64 = 4 * MAX_NODES as u64 * SLOTS as u64;
-
-/// Byte offset, in a notification area of `slot_count` slots per sender, of slot `slot`
-/// for notifications from node `sender`.
-pub(crate) fn slot_off(sender: u8, slot: u16, slot_count: u16) -> u64 {
-    4 * (u64::from(sender) * u64::from(slot_count) + u64::from(slot))
-}
-/// Byte offset of channel `c`'s self slot.
-pub(crate) fn self_slot_off(c: u8) -> u64 {
-    SCRATCH_OFF + 4 + 4 * u64::from(c)
-}
+/// Receive slots every node offers each sender (`wait_slot` 0..SLOTS), in host memory as
+/// in the chip's notification store.
+pub const SLOTS: u16 = notify::SLOTS as u16;
+/// DWs of the host notification area: the slots of every possible sender (a notification
+/// is awaited from a given node, so two senders using one slot number do not overwrite
+/// each other).
+const AREA_DWS: u64 = MAX_NODES as u64 * SLOTS as u64;
 
 /// A buffer this device allocated, as the CPU and the chip see it locally.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +59,11 @@ pub struct Tca<M: Mmio, D: DmaMemory> {
     pub(crate) area: Buffer,
     pub(crate) desc_mem: RangeAlloc,
     pub(crate) channels: [ChannelState; CHANNELS as usize],
+    /// Where waits look for notifications first ([`crate::notify`]).
+    pub(crate) notify_poll: NotifyPlace,
+    /// `test_recv` calls that found nothing (every [`crate::notify::OTHER_PLACE_EVERY`]th
+    /// also looks at the other place).
+    pub(crate) tests_missed: u64,
     /// Wait limits.
     pub limits: Limits,
 }
@@ -117,6 +112,8 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             },
             desc_mem: RangeAlloc::new(0, u64::from(DESC_COUNT)),
             channels: Default::default(),
+            notify_poll: NotifyPlace::Host,
+            tests_missed: 0,
             limits: Limits::default(),
         };
         let area = tca.malloc(4 * AREA_DWS, MemKind::Host)?;

@@ -32,6 +32,16 @@ pub trait Mmio {
     }
     /// Writes `data` at BAR2 `offset`, byte-exact (the TLPs carry byte enables).
     fn window_write(&mut self, offset: u64, data: &[u8]) -> Result<(), TcaError>;
+    /// Reads the register at BAR0 `offset` until it holds `want`, at most `polls` times:
+    /// `true` once it did. Each read is a PCIe round trip through the chip.
+    fn poll_until(&mut self, offset: u32, want: u32, polls: u64) -> Result<bool, TcaError> {
+        for _ in 0..polls {
+            if self.read32(offset)? == want {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
 }
 
 /// A range of DMA-able memory as the backend handed it out.

@@ -29,6 +29,7 @@ pub mod device;
 pub mod error;
 pub mod handle;
 pub mod hw;
+pub mod notify;
 pub mod plan;
 pub mod sysfs;
 
@@ -37,3 +38,4 @@ pub use desc::{DescList, Wait};
 pub use device::{Buffer, Tca};
 pub use error::TcaError;
 pub use handle::{Handle, MemKind};
+pub use notify::NotifyPlace;

@@ -94,18 +94,6 @@ impl Plan {
         off
     }
 
-    /// Adds a 4-byte copy from the bounce buffer to `dst` (a scratch DW): a descriptor
-    /// to carry a notification for a copy that had no DMA part of its own.
-    pub fn carrier(&mut self, dst: u64) {
-        let off = self.bounce(dst, 4);
-        self.copies.push(HwCopy {
-            src: Source::Bounce(off),
-            dst,
-            length: 4,
-            stride: None,
-        });
-    }
-
     /// Adds a copy of `len` bytes from local `src` to `dst`.
     pub fn copy_1d(&mut self, dst: u64, src: u64, len: u64) {
         if len == 0 {

@@ -9,7 +9,7 @@
 
 use crate::profile::Profile;
 use crate::sim_backend::{SimDevice, SimSystem};
-use peach2_driver::{DescList, MemKind, Placement, Tca, TcaError, Wait};
+use peach2_driver::{DescList, MemKind, NotifyPlace, Placement, Tca, TcaError, Wait};
 use peach2_sim::topology::Topology;
 use peach2_sim::SimError;
 
@@ -35,6 +35,8 @@ pub struct PingPong {
     pub mem: Mem,
     /// Descriptor placement.
     pub desc: Placement,
+    /// Where the receiver's notification lands (host memory, or its chip's store).
+    pub notify: NotifyPlace,
     /// Transfer sizes in bytes.
     pub sizes: Vec<u64>,
     /// Timed rounds per size.
@@ -174,14 +176,18 @@ pub fn run_counted(
     b.write(&buf_b, 0, &vec![0; max as usize])?;
     let (ha, hb) = (a.create_handle(&buf_a)?, b.create_handle(&buf_b)?);
     let wait = Wait { slot: 0, tag: 1 };
+    a.set_notify_poll(cfg.notify);
+    b.set_notify_poll(cfg.notify);
     let now = || sys.borrow().cluster.cycle;
     let mut rows = Vec::new();
     for (k, &size) in cfg.sizes.iter().enumerate() {
         let mut la = DescList::new();
-        la.memcpy(&hb, 0, &ha, 0, size, Some(wait));
+        la.memcpy(&hb, 0, &ha, 0, size, Some(wait))
+            .notify_in(cfg.notify);
         a.set_chain(0, &la, cfg.desc)?;
         let mut lb = DescList::new();
-        lb.memcpy(&ha, 0, &hb, 0, size, Some(wait));
+        lb.memcpy(&ha, 0, &hb, 0, size, Some(wait))
+            .notify_in(cfg.notify);
         b.set_chain(0, &lb, cfg.desc)?;
         let mut total = 0;
         for round in 0..=cfg.iters {

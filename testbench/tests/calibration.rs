@@ -3,7 +3,7 @@
 //! 2.0 us (internal descriptors) and 2.2 us (host descriptors), CPU or GPU memory; peak
 //! bandwidth 3.5 GB/s (CPU memory) and 2.8 GB/s (GPU memory).
 
-use peach2_driver::Placement;
+use peach2_driver::{NotifyPlace, Placement};
 use peach2_sim::topology::Topology;
 use peach2_testbench::pingpong::{run, Mem, PingPong};
 use peach2_testbench::profile::Profile;
@@ -27,6 +27,7 @@ fn ha_pacs_profile_reproduces_figures_2_and_3() {
                 dst: 1,
                 mem,
                 desc,
+                notify: NotifyPlace::Host,
                 // 1 MiB: the 2 us start-up is under 1 % of the transfer time.
                 sizes: vec![8, 1 << 20],
                 iters: 1,
@@ -62,6 +63,7 @@ fn bandwidth_grows_with_size_and_latency_with_distance() {
         dst: 1,
         mem: Mem::Cpu,
         desc: Placement::Internal,
+        notify: NotifyPlace::Host,
         sizes: vec![8, 4096, 65_536],
         iters: 2,
         profile: Profile::ha_pacs(),
@@ -78,5 +80,38 @@ fn bandwidth_grows_with_size_and_latency_with_distance() {
         // One more chip and cable each way: tens of nanoseconds, not more than a microsecond.
         let extra = f.latency_us - n.latency_us;
         assert!(extra > 0.02 && extra < 1.0, "{} B: {n:?} vs {f:?}", n.bytes);
+    }
+}
+
+/// `tcaDMAUseNotifyInternal`: the receiver's notification lands in its chip and the
+/// waiting CPU reads it over PCIe. The transfer is checked byte for byte by `run`; the
+/// latency is one MMIO read round trip away from the host-memory figure.
+#[test]
+fn notifications_in_the_chip_ping_pong() {
+    let mut rows = Vec::new();
+    for notify in [NotifyPlace::Host, NotifyPlace::Chip] {
+        let cfg = PingPong {
+            topology: Topology::load("ring2").unwrap(),
+            src: 0,
+            dst: 1,
+            mem: Mem::Gpu,
+            desc: Placement::Internal,
+            notify,
+            sizes: vec![8, 4096],
+            iters: 2,
+            profile: Profile::ha_pacs(),
+        };
+        rows.push(run(&cfg, &mut |_, _| {}).unwrap());
+        eprintln!("{notify:?}: {:?}", rows.last().unwrap());
+    }
+    for (host, chip) in rows[0].iter().zip(&rows[1]) {
+        let extra = chip.latency_us - host.latency_us;
+        assert!(
+            (-0.5..1.5).contains(&extra),
+            "{} B: host {:.2} us, chip {:.2} us",
+            host.bytes,
+            host.latency_us,
+            chip.latency_us
+        );
     }
 }

@@ -375,9 +375,10 @@ fn illegal_requests_fail_before_touching_the_hardware() {
     );
     refused(
         &list(&|l| {
-            l.memcpy(&hd, 0, &hs, 0, 8, w).memcpy(&hd, 8, &hs, 8, 8, w);
+            l.memcpy(&hd, 0, &hs, 0, 8, w)
+                .notify_self(Wait { slot: 64, tag: 1 });
         }),
-        &|e| matches!(e, TcaError::Notification(_)),
+        &|e| matches!(e, TcaError::NoSlot(64, _)),
     );
     refused(
         &list(&|l| {
@@ -471,4 +472,53 @@ fn handles_travel_as_bytes_and_arrivals_can_be_tested() {
     // The slot was cleared when the arrival was seen.
     assert!(!b.test_recv(0, 5, 0xBEEF).unwrap());
     assert_eq!(a.wait_dmac(0), Ok(1));
+}
+
+/// One chain notifies three nodes and itself, in their host memory and in their chips:
+/// the first receiver's notification rides the channel's register, the others
+/// write-immediate descriptors. Every wait finds its tag after the data, whichever place
+/// the receiver polls first, and consumes it: the chain runs twice.
+#[test]
+fn one_chain_notifies_several_nodes_and_itself_in_both_places() {
+    use peach2_driver::NotifyPlace::Chip;
+    for placement in [Placement::Internal, Placement::Host] {
+        let (_sys, mut d) = cluster("ring4");
+        let data = pattern(9, 8192);
+        let dst: Vec<_> = (1..4)
+            .map(|n| buffer(&mut d[n], MemKind::Gpu(0), 8192, &[GUARD; 8192]))
+            .collect();
+        let src = buffer(&mut d[0], MemKind::Host, 8192, &data);
+        let w = |slot, tag| Wait { slot, tag };
+        let mut l = DescList::new();
+        l.memcpy(&dst[0].handle, 0, &src.handle, 0, 4000, Some(w(5, 0x100)))
+            .notify_in(Chip)
+            .memcpy(&dst[2].handle, 1, &src.handle, 1, 3, Some(w(5, 0x100)))
+            .notify_self(w(6, 0x100))
+            .memcpy(&dst[1].handle, 0, &src.handle, 0, 8192, Some(w(5, 0x100)))
+            .notify_self(w(7, 0x200))
+            .notify_in(Chip);
+        d[0].set_chain(1, &l, placement).unwrap();
+        // Receivers that expect host notifications and get them in the chip, and back.
+        d[3].set_notify_poll(Chip);
+        for round in 0..2 {
+            for rx in &mut d[1..] {
+                assert!(!rx.test_recv(0, 5, 0x100).unwrap(), "round {round}");
+            }
+            d[0].start(1).unwrap();
+            for rx in &mut d[1..] {
+                rx.wait_recv(0, 5, 0x100).unwrap();
+            }
+            d[0].wait_recv(0, 6, 0x100).unwrap();
+            d[0].wait_recv(0, 7, 0x200).unwrap();
+            d[0].wait_dmac(1).unwrap();
+            check_buffer(&mut d[1], &dst[0], 0, &data[..4000], "node 1");
+            check_buffer(&mut d[2], &dst[1], 0, &data, "node 2");
+            check_buffer(&mut d[3], &dst[2], 1, &data[1..4], "node 3");
+            assert!(!d[0].test_recv(0, 7, 0x200).unwrap(), "consumed");
+        }
+        // The descriptors: the 4000 B copy (node 1's notification on the register), node
+        // 3's and the first self notification, the 8192 B copy, node 2's and the second
+        // self notification; the 3 bytes went by PIO.
+        assert_eq!(d[0].chain_len(1).unwrap(), 6);
+    }
 }
