@@ -149,6 +149,21 @@ fn the_examples_check_their_data_and_print_their_timings() {
 }
 
 #[test]
+fn the_older_descriptor_api_moves_checked_data_and_refuses_bad_calls() {
+    // Internal-memory entries (omni's 2014 form) and a host-memory table with a
+    // block-stride entry (the 2018 benchmark's form), both ways between the two ranks;
+    // the program checks every byte and exits non-zero on any mismatch.
+    let out = example("oldapi", &["--topology", "ring2"], &[]);
+    assert!(out.contains("oldapi: OK"), "{out}");
+    assert!(out.contains("us per exchange"), "{out}");
+    // One of its bad calls: a chain from an internal slot never set.
+    assert!(
+        out.contains("oldapi: tcaSetDMAChainInt(2, 900), slot never set: invalid value\n"),
+        "{out}"
+    );
+}
+
+#[test]
 fn a_16_rank_allgather_over_dma_on_the_2x8_group() {
     let out = example("allgather", &["--topology", "2x8"], &[]);
     assert!(out.contains("us"), "{out}");

@@ -7,12 +7,11 @@
  *   peach2 cc -O2 -Wall -o allgather allgather.c
  *   peach2 run --topology 2x8 -- ./allgather [BLOCK [ITERS]]      (16 ranks)
  *
- * Driver limits that shape the program:
- *  - one receiver notification per descriptor list, and every receiver needs its own:
- *    so each of the P-1 puts is a list of its own (a chain of puts to several ranks
- *    could notify only one of them). The lists are built once (tcaDescNew +
- *    tcaDescSetMemcpy, outside the timed loop) and set on a channel when their turn
- *    comes: put k (to rank (rank+k) % P, k = 1..P-1) goes on channel (k-1) % 4, after
+ * Notes:
+ *  - each of the P-1 puts is a list of its own (one list could carry them all, each
+ *    copy notifying its receiver, but would run them one after another on one channel):
+ *    the lists are built once (tcaDescNew + tcaDescSetMemcpy, outside the timed loop)
+ *    and set on a channel when their turn comes: put k (to rank (rank+k) % P, k = 1..P-1) goes on channel (k-1) % 4, after
  *    that channel's previous put has finished (tcaWaitDMAC), so four puts are in flight
  *    at any time. Destinations are staggered by rank, so that not every rank targets
  *    the same node at once;

@@ -118,9 +118,8 @@ static tcaresult shape_past_end(tcaDesc *d) { return tcaDescSetMemcpy2D(d, &h[1]
 static tcaresult tag0(tcaDesc *d) { return tcaDescSetMemcpy(d, &h[1], 0, &h[0], 0, 64, F, 0, 0); }
 static tcaresult slot64(tcaDesc *d) { return tcaDescSetMemcpy(d, &h[1], 0, &h[0], 0, 64, F, 64, 1); }
 static tcaresult unknown_flag(tcaDesc *d) { return tcaDescSetMemcpy(d, &h[1], 0, &h[0], 0, 64, F | 0x40000000, 0, 1); }
-static tcaresult two_notifies(tcaDesc *d) {
-    tcaresult r = tcaDescSetMemcpy(d, &h[1], 0, &h[0], 0, 64, F, 0, 1);
-    return r != TCA_SUCCESS ? r : tcaDescSetMemcpy(d, &h[1], 64, &h[0], 64, 64, F, 1, 1);
+static tcaresult self_tag0(tcaDesc *d) {
+    return tcaDescSetMemcpy(d, &h[1], 0, &h[0], 0, 64, tcaDMAUseInternal | tcaDMANotifySelf, 0, 0);
 }
 
 int main(int argc, char **argv) {
@@ -192,8 +191,8 @@ int main(int argc, char **argv) {
                tca_name(list_result(slot64)), tca_name(TCA_ERROR_INVALID_VALUE));
         report("list: tcaDescSetMemcpy(unknown flag bit 0x40000000) [+ tcaDescSet]",
                tca_name(list_result(unknown_flag)), tca_name(TCA_ERROR_INVALID_VALUE));
-        report("list: two tcaDMANotify copies in one list [+ tcaDescSet]",
-               tca_name(list_result(two_notifies)), tca_name(TCA_ERROR_INVALID_VALUE));
+        report("list: tcaDescSetMemcpy(tcaDMANotifySelf, tag 0) [+ tcaDescSet]",
+               tca_name(list_result(self_tag0)), tca_name(TCA_ERROR_INVALID_VALUE));
         EXPECT_TCA(tcaWaitDMARecvDesc(&h[1], 0, 0), TCA_ERROR_INVALID_VALUE);
         EXPECT_TCA(tcaTestDMARecvDesc(&h[1], 0, 0), TCA_ERROR_INVALID_VALUE);
         EXPECT_TCA(tcaWaitDMARecvDesc(&h[1], -1, 1), TCA_ERROR_INVALID_VALUE);

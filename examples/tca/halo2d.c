@@ -11,19 +11,21 @@
  *   peach2 cc -O2 -Wall -o halo2d halo2d.c
  *   peach2 run --topology ring4 -- ./halo2d [N [STEPS]]      (N even, 2..254)
  *
- * Driver limits that shape the program:
- *  - one receiver notification per descriptor list: the east and the west column are
- *    two lists on two channels;
- *  - notification slots are per (sender, receiver): a wait names the sending node by its
- *    handle. On a ring of 2 the west and the east neighbour are one node, so its two
- *    columns need two slots: data from the west neighbour notifies SLOT_FROM_WEST and
- *    data from the east neighbour SLOT_FROM_EAST (on larger rings they would not collide
- *    on one slot number, but the program uses the two slots on every ring).
+ * As omni-compiler's reflect code does, one descriptor list carries both columns, each
+ * copy notifying its own receiver (the first on the channel's register, the second with
+ * one more descriptor), and the last copy notifies this rank too (tcaDMANotifySelf): the
+ * rank waits for its own list and for both neighbours' columns, and restarts the list
+ * two steps later without tcaWaitDMAC.
+ * Notification slots are per (sender, receiver): a wait names the sending node by its
+ * handle. On a ring of 2 the west and the east neighbour are one node, so its two
+ * columns need two slots: data from the west neighbour notifies SLOT_FROM_WEST and data
+ * from the east neighbour SLOT_FROM_EAST (on larger rings they would not collide on one
+ * slot number, but the program uses the two slots on every ring).
  * Two grids alternate by step parity (as a Jacobi code's old/new grids do), so a fast
  * neighbour's step s+1 columns cannot land in a halo this rank is still reading for step
- * s. That gives four lists, one per channel (east/west x even/odd), built and set once
- * and restarted every step: no descriptor is rebuilt in the loop. The tag is the
- * parity + 1 (tag 0 is invalid), so a column from the wrong step would not satisfy a wait.
+ * s. That gives two lists, one per parity and channel, built and set once and restarted
+ * every other step: no descriptor is rebuilt in the loop. The tag is the parity + 1 (tag
+ * 0 is invalid), so a column from the wrong step would not satisfy a wait.
  * With N even every column offset has the same low 4 bits at both ends (rows are a
  * multiple of 16 bytes), so the chip moves the blocks directly, without staging.
  */
@@ -90,27 +92,26 @@ int main(int argc, char **argv) {
     MPI_Allgather(MPI_IN_PLACE, sizeof(tcaHandle), MPI_BYTE, h, sizeof(tcaHandle), MPI_BYTE,
                   MPI_COMM_WORLD);
 
-    /* Channel 2p: my east column (col N) -> east's west halo (col 0), rows 1..N.
-     * Channel 2p+1: my west column (col 1) -> west's east halo (col N+1). */
+    /* List p on channel p: my east column (col N) -> east's west halo (col 0), then my
+     * west column (col 1) -> west's east halo (col N+1), rows 1..N of grid p. */
     const tcaDMAFlag flags = tcaDMAUseInternal | tcaDMANotify;
-    tcaDesc *d[4];
+    tcaDesc *d[2];
     for (int p = 0; p < 2; p++) {
         off_t g = (off_t)(p * grid_bytes);
         int tag = p + 1;
-        d[2 * p] = tcaDescNew();
-        d[2 * p + 1] = tcaDescNew();
-        if (d[2 * p] == NULL || d[2 * p + 1] == NULL) {
+        d[p] = tcaDescNew();
+        if (d[p] == NULL) {
             fprintf(stderr, "rank %d: tcaDescNew returned NULL\n", rank);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        CHECK(tcaDescSetMemcpy2D(d[2 * p], &h[east], g + (off_t)(1 * row + 0 * 8), row,
-                                 &h[rank], g + (off_t)(1 * row + (size_t)N * 8), row,
-                                 sizeof(double), (size_t)N, flags, SLOT_FROM_WEST, tag));
-        CHECK(tcaDescSetMemcpy2D(d[2 * p + 1], &h[west], g + (off_t)(1 * row + (size_t)(N + 1) * 8),
+        CHECK(tcaDescSetMemcpy2D(d[p], &h[east], g + (off_t)(1 * row + 0 * 8), row, &h[rank],
+                                 g + (off_t)(1 * row + (size_t)N * 8), row, sizeof(double),
+                                 (size_t)N, flags, SLOT_FROM_WEST, tag));
+        CHECK(tcaDescSetMemcpy2D(d[p], &h[west], g + (off_t)(1 * row + (size_t)(N + 1) * 8),
                                  row, &h[rank], g + (off_t)(1 * row + 1 * 8), row,
-                                 sizeof(double), (size_t)N, flags, SLOT_FROM_EAST, tag));
-        CHECK(tcaDescSet(d[2 * p], 2 * p));
-        CHECK(tcaDescSet(d[2 * p + 1], 2 * p + 1));
+                                 sizeof(double), (size_t)N, flags | tcaDMANotifySelf,
+                                 SLOT_FROM_EAST, tag));
+        CHECK(tcaDescSet(d[p], p));
     }
 
     MPI_Barrier(MPI_COMM_WORLD);
@@ -123,12 +124,10 @@ int main(int argc, char **argv) {
             for (int j = 1; j <= N; j++) AT(g, i, j) = value(rank, s, i, j);
 
         double c0 = MPI_Wtime();
-        CHECK(tcaStartDMADesc(2 * p));     /* east column */
-        CHECK(tcaStartDMADesc(2 * p + 1)); /* west column */
+        CHECK(tcaStartDMADesc(p));                               /* both columns */
+        CHECK(tcaWaitDMARecvDesc(&h[rank], SLOT_FROM_EAST, tag)); /* my list is done */
         CHECK(tcaWaitDMARecvDesc(&h[west], SLOT_FROM_WEST, tag));
         CHECK(tcaWaitDMARecvDesc(&h[east], SLOT_FROM_EAST, tag));
-        CHECK(tcaWaitDMAC(2 * p));
-        CHECK(tcaWaitDMAC(2 * p + 1));
         comm += MPI_Wtime() - c0;
 
         /* Every cell of this grid: the halo columns carry the neighbours' boundary
@@ -163,7 +162,7 @@ int main(int argc, char **argv) {
                tstep * 1e6, cstep * 1e6, cmax * 1e6);
         printf("halo2d: every halo cell checked on every rank and step, OK\n");
     }
-    for (int k = 0; k < 4; k++) CHECK(tcaDescFree(d[k]));
+    for (int k = 0; k < 2; k++) CHECK(tcaDescFree(d[k]));
     CHECK(tcaDestroyHandle(&h[rank]));
     CHECK(tcaFree(buf, tcaMemoryCPU));
     free(h);

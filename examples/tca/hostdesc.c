@@ -13,10 +13,10 @@
  *   peach2 cc -O2 -Wall -o hostdesc hostdesc.c
  *   peach2 run --topology ring2 -- ./hostdesc [-i ITERS] [-k COPIES] [BYTES ...]
  *
- * Driver limits that shape the program:
- *  - one tcaDMANotify per descriptor list: only the last copy of the chain carries it.
- *    The chain runs in order on one channel and the notification is written after that
- *    copy's data, so when it arrives the whole message has;
+ * Notes:
+ *  - only the last copy of the chain carries tcaDMANotify, so the receiver waits once
+ *    per message: the chain runs in order on one channel and the notification is
+ *    written after that copy's data, so when it arrives the whole message has;
  *  - notifications: rank 1 is notified on SLOT_TO_1 and rank 0 on SLOT_TO_0 (slots are
  *    per (sender, receiver), and a wait names the sending node by its handle);
  * BYTES must be a multiple of K (each copy moves BYTES/K); odd sizes are fine for the

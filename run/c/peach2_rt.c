@@ -322,6 +322,24 @@ tcaresult tcaDescFree(tcaDesc *desc) {
     return (tcaresult)p2_simple(&b);
 }
 
+/* The copy of a descriptor-setting call (read by `transfer` in tca_calls.rs). */
+static void p2_transfer(struct p2_buf *b, int two_d, tcaHandle *dst, off_t dst_offset,
+                        size_t dst_pitch, tcaHandle *src, off_t src_offset, size_t src_pitch,
+                        size_t width, size_t height, tcaDMAFlag flags, int wait_slot,
+                        int wait_tag) {
+    p2_bytes(b, dst, sizeof *dst);
+    p2_u64(b, (uint64_t)(int64_t)dst_offset);
+    if (two_d) p2_u64(b, dst_pitch);
+    p2_bytes(b, src, sizeof *src);
+    p2_u64(b, (uint64_t)(int64_t)src_offset);
+    if (two_d) p2_u64(b, src_pitch);
+    p2_u64(b, width);
+    if (two_d) p2_u64(b, height);
+    p2_u32(b, (uint32_t)flags);
+    p2_u32(b, (uint32_t)wait_slot);
+    p2_u32(b, (uint32_t)wait_tag);
+}
+
 static tcaresult p2_set_memcpy(int two_d, tcaDesc *desc, tcaHandle *dst, off_t dst_offset,
                                size_t dst_pitch, tcaHandle *src, off_t src_offset,
                                size_t src_pitch, size_t width, size_t height,
@@ -329,17 +347,8 @@ static tcaresult p2_set_memcpy(int two_d, tcaDesc *desc, tcaHandle *dst, off_t d
     if (!desc || !dst || !src) return TCA_ERROR_INVALID_VALUE;
     struct p2_buf b = p2_begin(two_d ? P2_CALL_TCA_DESC_SET_MEMCPY_2D : P2_CALL_TCA_DESC_SET_MEMCPY);
     p2_u64(&b, (uint64_t)(uintptr_t)desc);
-    p2_bytes(&b, dst, sizeof *dst);
-    p2_u64(&b, (uint64_t)(int64_t)dst_offset);
-    if (two_d) p2_u64(&b, dst_pitch);
-    p2_bytes(&b, src, sizeof *src);
-    p2_u64(&b, (uint64_t)(int64_t)src_offset);
-    if (two_d) p2_u64(&b, src_pitch);
-    p2_u64(&b, width);
-    if (two_d) p2_u64(&b, height);
-    p2_u32(&b, (uint32_t)flags);
-    p2_u32(&b, (uint32_t)wait_slot);
-    p2_u32(&b, (uint32_t)wait_tag);
+    p2_transfer(&b, two_d, dst, dst_offset, dst_pitch, src, src_offset, src_pitch, width,
+                height, flags, wait_slot, wait_tag);
     return (tcaresult)p2_simple(&b);
 }
 
@@ -432,6 +441,100 @@ tcaresult tcaSendPIO(tcaPIOHandle *pio, off_t offset, void *src, size_t size) {
 }
 
 tcaresult tcaSendPIOCommit(void) { return TCA_SUCCESS; }
+
+/* The older descriptor API: the platform keeps the tables and checks the entries. */
+
+tcaresult tcaDMADescInt_Init(void) {
+    struct p2_buf b = p2_begin(P2_CALL_TCA_DMA_DESC_INT_INIT);
+    return (tcaresult)p2_simple(&b);
+}
+
+/* Sets entry `slot` of table *desc_tag, or of the internal table if desc_tag is NULL
+ * (whose calls do not carry a table). */
+static tcaresult p2_set_entry(int code, const int *desc_tag, int slot, int *next_slot,
+                              int two_d, tcaHandle *dst, off_t dst_offset, size_t dst_pitch,
+                              tcaHandle *src, off_t src_offset, size_t src_pitch,
+                              size_t width, size_t height, tcaDMAFlag flags, int wait_slot,
+                              int wait_tag) {
+    /* Height 0 would read as a linear copy on the wire (see tcaDescSetMemcpy2D). */
+    if (!next_slot || !dst || !src || (two_d && height == 0)) return TCA_ERROR_INVALID_VALUE;
+    struct p2_buf b = p2_begin(code);
+    if (desc_tag) p2_u32(&b, (uint32_t)*desc_tag);
+    p2_u32(&b, (uint32_t)slot);
+    p2_transfer(&b, two_d, dst, dst_offset, dst_pitch, src, src_offset, src_pitch, width,
+                height, flags, wait_slot, wait_tag);
+    int s = p2_simple(&b);
+    if (s == TCA_SUCCESS) *next_slot = slot + 1;
+    return (tcaresult)s;
+}
+
+tcaresult tcaSetDMADescInt_Memcpy(int slot, int *next_slot, tcaHandle *dst, off_t dst_offset,
+                                  tcaHandle *src, off_t src_offset, size_t size,
+                                  tcaDMAFlag flags, int wait_slot, int wait_tag) {
+    return p2_set_entry(P2_CALL_TCA_SET_DMA_DESC_INT_MEMCPY, 0, slot, next_slot, 0, dst,
+                        dst_offset, 0, src, src_offset, 0, size, 0, flags, wait_slot,
+                        wait_tag);
+}
+
+tcaresult tcaSetDMADescInt_Memcpy2D(int slot, int *next_slot, tcaHandle *dst,
+                                    off_t dst_offset, size_t dst_pitch, tcaHandle *src,
+                                    off_t src_offset, size_t src_pitch, size_t width,
+                                    size_t height, tcaDMAFlag flags, int wait_slot,
+                                    int wait_tag) {
+    return p2_set_entry(P2_CALL_TCA_SET_DMA_DESC_INT_MEMCPY_2D, 0, slot, next_slot, 1, dst,
+                        dst_offset, dst_pitch, src, src_offset, src_pitch, width, height,
+                        flags, wait_slot, wait_tag);
+}
+
+/* A call whose arguments are two ints. */
+static tcaresult p2_two_ints(int code, int x, int y) {
+    struct p2_buf b = p2_begin(code);
+    p2_u32(&b, (uint32_t)x);
+    p2_u32(&b, (uint32_t)y);
+    return (tcaresult)p2_simple(&b);
+}
+
+tcaresult tcaSetDMAChainInt(int dmac_ch, int first_slot) {
+    return p2_two_ints(P2_CALL_TCA_SET_DMA_CHAIN_INT, dmac_ch, first_slot);
+}
+
+tcaresult tcaCreateDMADesc(int *desc_tag, int n_entries) {
+    if (!desc_tag) return TCA_ERROR_INVALID_VALUE;
+    struct p2_buf b = p2_begin(P2_CALL_TCA_CREATE_DMA_DESC);
+    p2_u32(&b, (uint32_t)n_entries);
+    struct p2_reply r = p2_call(&b);
+    if (r.status == TCA_SUCCESS) *desc_tag = p2_get_i32(&r);
+    free(r.p);
+    return (tcaresult)r.status;
+}
+
+tcaresult tcaSetDMADesc_Memcpy(int desc_tag, int slot, int *next_slot, tcaHandle *dst,
+                               off_t dst_offset, tcaHandle *src, off_t src_offset,
+                               size_t size, tcaDMAFlag flags, int wait_slot, int wait_tag) {
+    return p2_set_entry(P2_CALL_TCA_SET_DMA_DESC_MEMCPY, &desc_tag, slot, next_slot, 0, dst,
+                        dst_offset, 0, src, src_offset, 0, size, 0, flags, wait_slot,
+                        wait_tag);
+}
+
+tcaresult tcaSetDMADesc_Memcpy2D(int desc_tag, int slot, int *next_slot, tcaHandle *dst,
+                                 off_t dst_offset, size_t dst_pitch, tcaHandle *src,
+                                 off_t src_offset, size_t src_pitch, size_t width,
+                                 size_t height, tcaDMAFlag flags, int wait_slot,
+                                 int wait_tag) {
+    return p2_set_entry(P2_CALL_TCA_SET_DMA_DESC_MEMCPY_2D, &desc_tag, slot, next_slot, 1,
+                        dst, dst_offset, dst_pitch, src, src_offset, src_pitch, width,
+                        height, flags, wait_slot, wait_tag);
+}
+
+tcaresult tcaSetDMAChain(int dmac_ch, int desc_tag) {
+    return p2_two_ints(P2_CALL_TCA_SET_DMA_CHAIN, dmac_ch, desc_tag);
+}
+
+tcaresult tcaDestroyDMADesc(int desc_tag) {
+    struct p2_buf b = p2_begin(P2_CALL_TCA_DESTROY_DMA_DESC);
+    p2_u32(&b, (uint32_t)desc_tag);
+    return (tcaresult)p2_simple(&b);
+}
 
 /* ---------------------------------------------------------------- MPI */
 

@@ -109,6 +109,15 @@ constants!(CALLS:
     CALL_TCA_TEST_RECV = 23,
     CALL_TCA_SET_PIO_REGION = 24,
     CALL_TCA_SEND_PIO = 25,
+    CALL_TCA_DMA_DESC_INT_INIT = 26,
+    CALL_TCA_SET_DMA_DESC_INT_MEMCPY = 27,
+    CALL_TCA_SET_DMA_DESC_INT_MEMCPY_2D = 28,
+    CALL_TCA_SET_DMA_CHAIN_INT = 29,
+    CALL_TCA_CREATE_DMA_DESC = 30,
+    CALL_TCA_SET_DMA_DESC_MEMCPY = 31,
+    CALL_TCA_SET_DMA_DESC_MEMCPY_2D = 32,
+    CALL_TCA_SET_DMA_CHAIN = 33,
+    CALL_TCA_DESTROY_DMA_DESC = 34,
     CALL_MPI_INIT = 40,
     CALL_MPI_FINALIZE = 41,
     CALL_MPI_BARRIER = 42,
@@ -138,6 +147,11 @@ pub const TCA_HANDLE_BYTES: i64 = 64;
 pub const TCA_PIO_HANDLE_BYTES: i64 = 64;
 /// DMA channels of a PEACH2.
 pub const TCA_DMAC_CHANNELS: i64 = peach2_regmap::dma::CHANNELS as i64;
+/// Entries of the older API's internal descriptor table (`tcaSetDMADescInt_*` slots),
+/// as many as the chip's descriptor memory holds.
+pub const TCA_DESC_INT_SLOTS: i64 = peach2_regmap::dma::DESC_COUNT as i64;
+/// Most entries of one `tcaCreateDMADesc` table.
+pub const TCA_DESC_TABLE_MAX_ENTRIES: i64 = 65536;
 
 /// Size in bytes of one element of MPI datatype `code`.
 pub fn mpi_type_size(code: i64) -> Option<usize> {
@@ -171,7 +185,8 @@ pub fn c_header() -> String {
         }
     }
     s.push_str(&format!(
-        "\n#define P2_TCA_HANDLE_BYTES {TCA_HANDLE_BYTES}\n#define P2_TCA_PIO_HANDLE_BYTES {TCA_PIO_HANDLE_BYTES}\n#define P2_TCA_DMAC_CHANNELS {TCA_DMAC_CHANNELS}\n#endif\n"
+        "\n#define P2_TCA_HANDLE_BYTES {TCA_HANDLE_BYTES}\n#define P2_TCA_PIO_HANDLE_BYTES {TCA_PIO_HANDLE_BYTES}\n#define P2_TCA_DMAC_CHANNELS {TCA_DMAC_CHANNELS}\n\
+         #define P2_TCA_DESC_INT_SLOTS {TCA_DESC_INT_SLOTS}\n#define P2_TCA_DESC_TABLE_MAX_ENTRIES {TCA_DESC_TABLE_MAX_ENTRIES}\n#endif\n"
     ));
     s
 }

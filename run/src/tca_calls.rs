@@ -6,16 +6,86 @@ use crate::device::{RankMemory, RankMmio};
 use crate::server::{Answer, Call, RankCtx};
 use crate::wire::{Reader, Short, Writer};
 use peach2_driver::handle::HANDLE_BYTES;
-use peach2_driver::{Buffer, DescList, Handle, MemKind, Placement, Tca, TcaError, Wait};
+use peach2_driver::{
+    Buffer, DescList, Handle, MemKind, NotifyPlace, Placement, Tca, TcaError, Wait,
+};
 use std::collections::HashMap;
 
-/// A `tcaDesc`: its copies, the union of their flags, and their notify-self
-/// `(slot, tag)` pairs.
-#[derive(Default)]
+/// A `tcaDesc`: its copies and the union of their flags. An entry of the older API's
+/// tables is one of one copy.
+#[derive(Clone, Default)]
 struct Desc {
     list: DescList,
     flags: i64,
-    selfs: Vec<(i32, i32)>,
+}
+
+impl Desc {
+    /// Appends `other`'s copies and flags.
+    fn extend(&mut self, other: &Desc) {
+        self.list.copies.extend_from_slice(&other.list.copies);
+        self.flags |= other.flags;
+    }
+}
+
+/// A descriptor table of the older API: the internal one (`tcaSetDMADescInt_*`) or one
+/// from `tcaCreateDMADesc`. Each set entry is a one-copy [`Desc`], checked as
+/// `tcaDescSetMemcpy` checks its copy; a chain joins entries into one list.
+struct Table {
+    entries: Vec<Option<Desc>>,
+}
+
+impl Table {
+    fn new(len: usize) -> Table {
+        Table {
+            entries: vec![None; len],
+        }
+    }
+
+    /// Stores `entry` at `slot`, replacing what was there.
+    fn put(&mut self, slot: i32, entry: Desc) -> Result<(), TcaError> {
+        let len = self.entries.len();
+        let e = usize::try_from(slot)
+            .ok()
+            .and_then(|s| self.entries.get_mut(s))
+            .ok_or_else(|| TcaError::Invalid(format!("slot {slot} is outside 0..{len}")))?;
+        *e = Some(entry);
+        Ok(())
+    }
+
+    /// The chain from entry `first`: it and the entries after it, up to and including
+    /// the first without `tcaDMAContinue`.
+    fn chain(&self, first: i32) -> Result<Desc, TcaError> {
+        let start = usize::try_from(first)
+            .ok()
+            .filter(|&s| s < self.entries.len())
+            .ok_or_else(|| {
+                TcaError::Invalid(format!("slot {first} is outside 0..{}", self.entries.len()))
+            })?;
+        let mut chain = Desc::default();
+        for (at, e) in self.entries.iter().enumerate().skip(start) {
+            let e = e.as_ref().ok_or_else(|| {
+                TcaError::Invalid(format!(
+                    "entry {at} of the chain from slot {first} was never set"
+                ))
+            })?;
+            chain.extend(e);
+            if e.flags & TCA_FLAG_CONTINUE == 0 {
+                return Ok(chain);
+            }
+        }
+        Err(TcaError::Invalid(format!(
+            "the chain from slot {first} runs past the last entry (every entry has tcaDMAContinue)"
+        )))
+    }
+}
+
+/// Which table of the older API a call names.
+#[derive(Clone, Copy)]
+enum TableId {
+    /// The process's internal table (`tcaSetDMADescInt_*`).
+    Internal,
+    /// A `tcaCreateDMADesc` table by its id.
+    Host(i32),
 }
 
 /// The driver of one rank, as its TCA calls left it.
@@ -27,8 +97,11 @@ pub struct TcaState {
     /// Descriptor lists by id.
     descs: HashMap<u64, Desc>,
     next_desc: u64,
-    /// The list each channel was last set with.
-    channel_desc: HashMap<u8, u64>,
+    /// The older API's internal table, made at its first use.
+    internal: Option<Table>,
+    /// The older API's `tcaCreateDMADesc` tables by id.
+    tables: HashMap<i32, Table>,
+    next_table: i32,
 }
 
 /// The `tcaresult` of a driver error.
@@ -174,10 +247,10 @@ fn desc_new(ctx: &mut RankCtx) -> Answer {
     Answer::with(TCA_SUCCESS, w)
 }
 
-/// One `tcaDescSetMemcpy[2D]`: the list, both handles and offsets, the shape (width,
-/// height and pitches; height 0 for a linear copy), flags, slot and tag.
-struct Append {
-    desc: u64,
+/// One copy as `tcaDescSetMemcpy[2D]` and the older API's entry calls give it: both
+/// handles and offsets, the shape (width, height and pitches; height 0 for a linear
+/// copy), flags, slot and tag.
+struct Transfer {
     dst: Vec<u8>,
     dst_off: i64,
     dst_pitch: u64,
@@ -198,71 +271,142 @@ const KNOWN_FLAGS: i64 = TCA_FLAG_NOTIFY
     | TCA_FLAG_USE_INTERNAL
     | TCA_FLAG_USE_NOTIFY_INTERNAL;
 
-fn append(ctx: &mut RankCtx, a: Append) -> Answer {
-    let r = (|| {
-        if a.flags & !KNOWN_FLAGS != 0 {
-            return Err(TcaError::Invalid(format!("unknown flags {:#x}", a.flags)));
-        }
-        let (dst, src) = (handle(&a.dst)?, handle(&a.src)?);
-        let off =
-            |o: i64| u64::try_from(o).map_err(|_| TcaError::Invalid("negative offset".into()));
-        let (dst_off, src_off) = (off(a.dst_off)?, off(a.src_off)?);
-        let notify = a.flags & TCA_FLAG_NOTIFY != 0;
-        let wait = if notify {
-            let slot = u16::try_from(a.slot).map_err(|_| TcaError::NoSlot(u16::MAX, 0))?;
-            let tag = u32::try_from(a.tag).map_err(|_| TcaError::Invalid("negative tag".into()))?;
-            Some(Wait { slot, tag })
-        } else {
-            None
-        };
-        let Desc { list, flags, selfs } = ctx
+/// Appends copy `a` to `d`, after checking what can be checked before the list is set
+/// (the driver checks the rest against the device then).
+fn push(d: &mut Desc, a: &Transfer) -> Result<(), TcaError> {
+    if a.flags & !KNOWN_FLAGS != 0 {
+        return Err(TcaError::Invalid(format!("unknown flags {:#x}", a.flags)));
+    }
+    let (dst, src) = (handle(&a.dst)?, handle(&a.src)?);
+    let off = |o: i64| u64::try_from(o).map_err(|_| TcaError::Invalid("negative offset".into()));
+    let (dst_off, src_off) = (off(a.dst_off)?, off(a.src_off)?);
+    let wait = if a.flags & (TCA_FLAG_NOTIFY | TCA_FLAG_NOTIFY_SELF) != 0 {
+        let slot = u16::try_from(a.slot).map_err(|_| TcaError::NoSlot(u16::MAX, 0))?;
+        let tag = u32::try_from(a.tag).map_err(|_| TcaError::Invalid("negative tag".into()))?;
+        Some(Wait { slot, tag })
+    } else {
+        None
+    };
+    let rx = wait.filter(|_| a.flags & TCA_FLAG_NOTIFY != 0);
+    let Desc { list, flags } = d;
+    if a.height == 0 {
+        list.memcpy(&dst, dst_off, &src, src_off, a.width, rx);
+    } else {
+        list.memcpy_2d(
+            &dst,
+            dst_off,
+            a.dst_pitch,
+            &src,
+            src_off,
+            a.src_pitch,
+            a.width,
+            a.height,
+            rx,
+        );
+    }
+    if let Some(w) = wait.filter(|_| a.flags & TCA_FLAG_NOTIFY_SELF != 0) {
+        list.notify_self(w);
+    }
+    if a.flags & TCA_FLAG_USE_NOTIFY_INTERNAL != 0 {
+        list.notify_in(NotifyPlace::Chip);
+    }
+    *flags |= a.flags;
+    Ok(())
+}
+
+fn append(ctx: &mut RankCtx, desc: u64, a: &Transfer) -> Answer {
+    let r = ctx
+        .tca
+        .descs
+        .get_mut(&desc)
+        .ok_or_else(|| TcaError::Invalid("not a live tcaDesc".into()))
+        .and_then(|d| push(d, a));
+    status(r)
+}
+
+/// Sets list `d` on channel `ch` (`tcaDescSet`, and the older API's chains): its
+/// descriptors go into the chip if any copy asked for `tcaDMAUseInternal`, else into
+/// host memory.
+fn set_on_channel(ctx: &mut RankCtx, ch: i32, d: &Desc) -> Result<(), TcaError> {
+    let ch = channel(ch)?;
+    let placement = if d.flags & TCA_FLAG_USE_INTERNAL != 0 {
+        Placement::Internal
+    } else {
+        Placement::Host
+    };
+    let t = ctx.driver()?;
+    t.set_chain(ch, &d.list, placement)?;
+    // This process's waits look where its own chains send notifications.
+    if d.flags & TCA_FLAG_USE_NOTIFY_INTERNAL != 0 {
+        t.set_notify_poll(NotifyPlace::Chip);
+    }
+    Ok(())
+}
+
+fn desc_set(ctx: &mut RankCtx, desc: u64, ch: i32) -> Answer {
+    let r = ctx
+        .tca
+        .descs
+        .get(&desc)
+        .cloned()
+        .ok_or_else(|| TcaError::Invalid("not a live tcaDesc".into()))
+        .and_then(|d| set_on_channel(ctx, ch, &d));
+    status(r)
+}
+
+fn table(ctx: &mut RankCtx, id: TableId) -> Result<&mut Table, TcaError> {
+    match id {
+        TableId::Internal => Ok(ctx
             .tca
-            .descs
-            .get_mut(&a.desc)
-            .ok_or_else(|| TcaError::Invalid("not a live tcaDesc".into()))?;
-        if a.height == 0 {
-            list.memcpy(&dst, dst_off, &src, src_off, a.width, wait);
-        } else {
-            list.memcpy_2d(
-                &dst,
-                dst_off,
-                a.dst_pitch,
-                &src,
-                src_off,
-                a.src_pitch,
-                a.width,
-                a.height,
-                wait,
-            );
+            .internal
+            .get_or_insert_with(|| Table::new(TCA_DESC_INT_SLOTS as usize))),
+        TableId::Host(t) => {
+            ctx.tca.tables.get_mut(&t).ok_or_else(|| {
+                TcaError::Invalid(format!("{t} is not a live tcaCreateDMADesc table"))
+            })
         }
-        if a.flags & TCA_FLAG_NOTIFY_SELF != 0 {
-            list.notify_self();
-            selfs.push((a.slot, a.tag));
-        }
-        *flags |= a.flags;
-        Ok(())
+    }
+}
+
+fn create_table(ctx: &mut RankCtx, entries: i32) -> Answer {
+    let len = usize::try_from(entries)
+        .ok()
+        .filter(|&n| (1..=TCA_DESC_TABLE_MAX_ENTRIES as usize).contains(&n));
+    let Some(len) = len else {
+        return Answer::status(TCA_ERROR_INVALID_VALUE);
+    };
+    // Ids are positive and never reused, so a destroyed table's id stays invalid.
+    let Some(id) = ctx.tca.next_table.checked_add(1) else {
+        return Answer::status(TCA_ERROR_OUT_OF_MEMORY);
+    };
+    ctx.tca.next_table = id;
+    ctx.tca.tables.insert(id, Table::new(len));
+    let mut w = Writer::new();
+    w.i32(id);
+    Answer::with(TCA_SUCCESS, w)
+}
+
+/// `tcaSetDMADesc[Int]_Memcpy[2D]`: copy `a`, checked as `tcaDescSetMemcpy` checks it,
+/// becomes entry `slot` of the table.
+fn set_entry(ctx: &mut RankCtx, id: TableId, slot: i32, a: &Transfer) -> Answer {
+    let r = (|| {
+        let mut entry = Desc::default();
+        push(&mut entry, a)?;
+        table(ctx, id)?.put(slot, entry)
     })();
     status(r)
 }
 
-fn desc_set(ctx: &mut RankCtx, desc: u64, ch: i32) -> Answer {
+/// `tcaSetDMAChain[Int]`: the chain from entry `first` of the table, set on channel
+/// `ch` as `tcaDescSet` sets a list of those copies.
+fn set_table_chain(ctx: &mut RankCtx, id: TableId, ch: i32, first: i32) -> Answer {
     let r = (|| {
-        let ch = u8::try_from(ch).map_err(|_| TcaError::NoChannel(u8::MAX))?;
-        let d = ctx
-            .tca
-            .descs
-            .get(&desc)
-            .ok_or_else(|| TcaError::Invalid("not a live tcaDesc".into()))?;
-        let (list, flags) = (&d.list, d.flags);
-        let placement = if flags & TCA_FLAG_USE_INTERNAL != 0 {
-            Placement::Internal
-        } else {
-            Placement::Host
-        };
-        let list = list.clone();
-        ctx.driver()?.set_chain(ch, &list, placement)?;
-        ctx.tca.channel_desc.insert(ch, desc);
-        Ok(())
+        let mut chain = table(ctx, id)?.chain(first)?;
+        if let TableId::Internal = id {
+            // The internal form's descriptors are in the chip whatever their flags say.
+            chain.flags |= TCA_FLAG_USE_INTERNAL;
+        }
+        set_on_channel(ctx, ch, &chain)
     })();
     status(r)
 }
@@ -271,30 +415,12 @@ fn channel(ch: i32) -> Result<u8, TcaError> {
     u8::try_from(ch).map_err(|_| TcaError::NoChannel(u8::MAX))
 }
 
-/// The channel whose list notifies this node itself with `(slot, tag)`, if any.
-fn self_channel(ctx: &RankCtx, slot: i32, tag: i32) -> Option<u8> {
-    ctx.tca.channel_desc.iter().find_map(|(ch, d)| {
-        let d = ctx.tca.descs.get(d)?;
-        d.selfs.contains(&(slot, tag)).then_some(*ch)
-    })
-}
-
-/// `tcaWaitDMARecvDesc` (`block`) or `tcaTestDMARecvDesc`: a notification of another
-/// node lands in this node's slot; this node's own (a notify-self) is its channel's.
+/// `tcaWaitDMARecvDesc` (`block`) or `tcaTestDMARecvDesc`: the notification `(slot,
+/// tag)` from the node owning `bytes`'s handle (this node itself for its own chains'
+/// notify-self and local copies).
 fn recv(ctx: &mut RankCtx, bytes: &[u8], slot: i32, tag: i32, block: bool) -> Answer {
     let r = (|| {
         let h = handle(bytes)?;
-        let me = ctx.driver()?.node();
-        if h.node == me {
-            if let Some(ch) = self_channel(ctx, slot, tag) {
-                let t = ctx.driver()?;
-                return if block {
-                    t.wait_self(ch).map(|()| true)
-                } else {
-                    t.test_dmac(ch).map(|d| d.is_some())
-                };
-            }
-        }
         let slot = u16::try_from(slot).map_err(|_| TcaError::NoSlot(u16::MAX, 0))?;
         let tag = u32::try_from(tag).map_err(|_| TcaError::Invalid("negative tag".into()))?;
         let t = ctx.driver()?;
@@ -333,6 +459,46 @@ fn node_of(bytes: &[u8]) -> String {
     })
 }
 
+/// The copy of a descriptor-setting call, as the C runtime's `p2_transfer` writes it.
+fn transfer(r: &mut Reader, two_d: bool) -> Result<Transfer, Short> {
+    let (dst, dst_off) = (r.bytes()?, r.i64()?);
+    let dst_pitch = if two_d { r.u64()? } else { 0 };
+    let (src, src_off) = (r.bytes()?, r.i64()?);
+    let src_pitch = if two_d { r.u64()? } else { 0 };
+    let width = r.u64()?;
+    let height = if two_d { r.u64()?.max(1) } else { 0 };
+    let (flags, slot, tag) = (i64::from(r.u32()?), r.i32()?, r.i32()?);
+    Ok(Transfer {
+        dst,
+        dst_off,
+        dst_pitch,
+        src,
+        src_off,
+        src_pitch,
+        width,
+        height,
+        flags,
+        slot,
+        tag,
+    })
+}
+
+/// The text of a call that sets copy `a`: `head` (its name, `(` and any leading
+/// arguments), then the copy.
+fn describe(head: &str, a: &Transfer) -> String {
+    format!(
+        "{head}dst {} +{}, src +{}, {} bytes x {}, flags {:#x}, slot {}, tag {})",
+        node_of(&a.dst),
+        a.dst_off,
+        a.src_off,
+        a.width,
+        a.height.max(1),
+        a.flags,
+        a.slot,
+        a.tag
+    )
+}
+
 /// Decodes TCA call `code`.
 pub fn decode(code: i64, r: &mut Reader) -> Result<Call, Short> {
     Ok(match code {
@@ -362,7 +528,6 @@ pub fn decode(code: i64, r: &mut Reader) -> Result<Call, Short> {
             let id = r.u64()?;
             Call::new("tcaDescFree".into(), move |c| {
                 let found = c.tca.descs.remove(&id).is_some();
-                c.tca.channel_desc.retain(|_, d| *d != id);
                 Answer::status(if found {
                     TCA_SUCCESS
                 } else {
@@ -373,38 +538,14 @@ pub fn decode(code: i64, r: &mut Reader) -> Result<Call, Short> {
         CALL_TCA_DESC_SET_MEMCPY | CALL_TCA_DESC_SET_MEMCPY_2D => {
             let two_d = code == CALL_TCA_DESC_SET_MEMCPY_2D;
             let desc = r.u64()?;
-            let (dst, dst_off) = (r.bytes()?, r.i64()?);
-            let dst_pitch = if two_d { r.u64()? } else { 0 };
-            let (src, src_off) = (r.bytes()?, r.i64()?);
-            let src_pitch = if two_d { r.u64()? } else { 0 };
-            let width = r.u64()?;
-            let height = if two_d { r.u64()?.max(1) } else { 0 };
-            let (flags, slot, tag) = (i64::from(r.u32()?), r.i32()?, r.i32()?);
+            let a = transfer(r, two_d)?;
             let name = if two_d {
                 "tcaDescSetMemcpy2D"
             } else {
                 "tcaDescSetMemcpy"
             };
-            let text = format!(
-                "{name}(dst {} +{dst_off}, src +{src_off}, {width} bytes x {}, flags {flags:#x}, slot {slot}, tag {tag})",
-                node_of(&dst),
-                height.max(1)
-            );
-            let a = Append {
-                desc,
-                dst,
-                dst_off,
-                dst_pitch,
-                src,
-                src_off,
-                src_pitch,
-                width,
-                height,
-                flags,
-                slot,
-                tag,
-            };
-            Call::new(text, move |c| append(c, a))
+            let text = describe(&format!("{name}("), &a);
+            Call::new(text, move |c| append(c, desc, &a))
         }
         CALL_TCA_DESC_SET => {
             let (desc, ch) = (r.u64()?, r.i32()?);
@@ -455,8 +596,120 @@ pub fn decode(code: i64, r: &mut Reader) -> Result<Call, Short> {
             );
             Call::new(text, move |c| send_pio(c, &h, offset, &data))
         }
+        CALL_TCA_DMA_DESC_INT_INIT => Call::new("tcaDMADescInt_Init()".into(), |c| {
+            status(c.driver().map(|_| ()))
+        }),
+        CALL_TCA_SET_DMA_DESC_INT_MEMCPY
+        | CALL_TCA_SET_DMA_DESC_INT_MEMCPY_2D
+        | CALL_TCA_SET_DMA_DESC_MEMCPY
+        | CALL_TCA_SET_DMA_DESC_MEMCPY_2D => {
+            let two_d = matches!(
+                code,
+                CALL_TCA_SET_DMA_DESC_INT_MEMCPY_2D | CALL_TCA_SET_DMA_DESC_MEMCPY_2D
+            );
+            let suffix = if two_d { "Memcpy2D" } else { "Memcpy" };
+            let (id, head) = if matches!(
+                code,
+                CALL_TCA_SET_DMA_DESC_INT_MEMCPY | CALL_TCA_SET_DMA_DESC_INT_MEMCPY_2D
+            ) {
+                (TableId::Internal, format!("tcaSetDMADescInt_{suffix}("))
+            } else {
+                let t = r.i32()?;
+                (
+                    TableId::Host(t),
+                    format!("tcaSetDMADesc_{suffix}(table {t}, "),
+                )
+            };
+            let slot = r.i32()?;
+            let a = transfer(r, two_d)?;
+            let text = describe(&format!("{head}entry {slot}, "), &a);
+            Call::new(text, move |c| set_entry(c, id, slot, &a))
+        }
+        CALL_TCA_SET_DMA_CHAIN_INT => {
+            let (ch, first) = (r.i32()?, r.i32()?);
+            let text = format!("tcaSetDMAChainInt(channel {ch}, entry {first})");
+            Call::new(text, move |c| {
+                set_table_chain(c, TableId::Internal, ch, first)
+            })
+        }
+        CALL_TCA_CREATE_DMA_DESC => {
+            let entries = r.i32()?;
+            Call::new(format!("tcaCreateDMADesc({entries} entries)"), move |c| {
+                create_table(c, entries)
+            })
+        }
+        CALL_TCA_SET_DMA_CHAIN => {
+            let (ch, t) = (r.i32()?, r.i32()?);
+            let text = format!("tcaSetDMAChain(channel {ch}, table {t})");
+            Call::new(text, move |c| set_table_chain(c, TableId::Host(t), ch, 0))
+        }
+        CALL_TCA_DESTROY_DMA_DESC => {
+            let t = r.i32()?;
+            Call::new(format!("tcaDestroyDMADesc(table {t})"), move |c| {
+                let found = c.tca.tables.remove(&t).is_some();
+                Answer::status(if found {
+                    TCA_SUCCESS
+                } else {
+                    TCA_ERROR_INVALID_VALUE
+                })
+            })
+        }
         _ => Call::new(format!("unknown call {code}"), |_| {
             Answer::status(TCA_ERROR_NOT_SUPPORTED)
         }),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An entry with `flags` (the chain rule reads only those).
+    fn entry(flags: i64) -> Desc {
+        Desc {
+            flags,
+            ..Desc::default()
+        }
+    }
+
+    #[test]
+    fn a_chain_runs_to_the_first_entry_without_continue() {
+        let mut t = Table::new(8);
+        t.put(2, entry(TCA_FLAG_CONTINUE | TCA_FLAG_NOTIFY))
+            .unwrap();
+        t.put(3, entry(TCA_FLAG_USE_INTERNAL)).unwrap();
+        t.put(4, entry(TCA_FLAG_NOTIFY_SELF)).unwrap();
+        let c = t.chain(2).unwrap();
+        assert_eq!(
+            c.flags,
+            TCA_FLAG_CONTINUE | TCA_FLAG_NOTIFY | TCA_FLAG_USE_INTERNAL,
+            "entries 2 and 3, not 4"
+        );
+        assert_eq!(t.chain(4).unwrap().flags, TCA_FLAG_NOTIFY_SELF);
+        // A set replaces the entry: 3 now continues into 4.
+        t.put(3, entry(TCA_FLAG_CONTINUE)).unwrap();
+        assert_eq!(
+            t.chain(2).unwrap().flags,
+            TCA_FLAG_CONTINUE | TCA_FLAG_NOTIFY | TCA_FLAG_NOTIFY_SELF
+        );
+    }
+
+    #[test]
+    fn unset_entries_slots_outside_and_endless_chains_are_invalid() {
+        let invalid = |t: &Table, first: i32| {
+            t.chain(first).err().map(|e| result_of(&e)) == Some(TCA_ERROR_INVALID_VALUE)
+        };
+        let mut t = Table::new(4);
+        for bad in [-1, 4] {
+            assert!(t.put(bad, entry(0)).is_err(), "slot {bad}");
+            assert!(invalid(&t, bad), "slot {bad}");
+        }
+        assert!(invalid(&t, 0), "never set");
+        t.put(0, entry(TCA_FLAG_CONTINUE)).unwrap();
+        assert!(invalid(&t, 0), "entry 1 never set");
+        for s in 1..4 {
+            t.put(s, entry(TCA_FLAG_CONTINUE)).unwrap();
+        }
+        assert!(invalid(&t, 0), "runs past the last entry");
+    }
 }

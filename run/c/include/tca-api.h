@@ -68,14 +68,27 @@ typedef struct tcaPIOHandle {
 /* A list of transfers; used through pointers only. */
 typedef struct tcaDesc tcaDesc;
 
-/* DMA flags, OR-ed. */
+/* DMA flags, OR-ed. tcaDMAContinue chains the entries of the older API (below: an
+ * entry with it is followed by the next entry); in the tcaDesc API it is accepted and
+ * has no effect, as a list's copies chain by themselves. */
 typedef int tcaDMAFlag;
 #define tcaDMANotify P2_TCA_FLAG_NOTIFY                     /* receiver sees (slot, tag) after the data */
 #define tcaDMANotifySelf P2_TCA_FLAG_NOTIFY_SELF            /* this node sees (slot, tag) when done */
-#define tcaDMAContinue P2_TCA_FLAG_CONTINUE                 /* accepted; lists chain by themselves */
+#define tcaDMAContinue P2_TCA_FLAG_CONTINUE                 /* older API: chain on to the next entry */
 #define tcaDMAPipeline P2_TCA_FLAG_PIPELINE                 /* accepted; the chip pipelines reads anyway */
 #define tcaDMAUseInternal P2_TCA_FLAG_USE_INTERNAL          /* descriptors in the chip's memory */
-#define tcaDMAUseNotifyInternal P2_TCA_FLAG_USE_NOTIFY_INTERNAL /* accepted; see the README */
+#define tcaDMAUseNotifyInternal P2_TCA_FLAG_USE_NOTIFY_INTERNAL /* notifications land in the receiving chip */
+
+/* Notifications. A copy's tcaDMANotify / tcaDMANotifySelf write wait_tag into the
+ * notified node's entry for (this node, wait_slot), after the copy's data. Any number of
+ * copies of a list may notify, any nodes, any slots (0..63) and tags (non-zero): the
+ * first receiver notification after a copy rides the channel's register, the others one
+ * extra descriptor each. The entry is in the notified node's host memory, or with
+ * tcaDMAUseNotifyInternal in its chip (a waiting CPU then reads it over PCIe instead of
+ * spinning on its cache).
+ * A wait looks first where its last notification was found (at first: where this
+ * process's own lists send theirs) and every 256th poll at the other place, so a
+ * notification is found wherever a sender put it. */
 
 /* Channels are 0 .. TCA_DMAC_CHANNELS-1. */
 #define TCA_DMAC_CHANNELS P2_TCA_DMAC_CHANNELS
@@ -132,8 +145,10 @@ tcaresult tcaDescSetMemcpy2D(tcaDesc *desc, tcaHandle *dst, off_t dst_offset,
  * Errors: INVALID_VALUE (empty or bad list, bad channel), BUSY, OUT_OF_MEMORY. */
 tcaresult tcaDescSet(tcaDesc *desc, int dmac_ch);
 
-/* Starts the list set on channel `dmac_ch`; returns at once.
- * Errors: INVALID_VALUE (bad channel, nothing set), BUSY. */
+/* Starts the list set on channel `dmac_ch`; returns at once. A channel whose previous
+ * run has finished may be started again without tcaWaitDMAC.
+ * Errors: INVALID_VALUE (bad channel, nothing set), BUSY (still running), DEVICE (the
+ * previous run stopped on an error). */
 tcaresult tcaStartDMADesc(int dmac_ch);
 
 /* Waits until channel `dmac_ch` has finished its list.
@@ -162,6 +177,80 @@ tcaresult tcaSendPIO(tcaPIOHandle *pio, off_t offset, void *src, size_t size);
 
 /* Orders earlier PIO stores before later ones (posted writes already are in order). */
 tcaresult tcaSendPIOCommit(void);
+
+/*
+ * The older descriptor API: numbered tables of entries instead of tcaDesc lists. An
+ * entry is one copy, with the arguments and checks of tcaDescSetMemcpy[2D]; a chain is
+ * the entries from a first one up to and including the first without tcaDMAContinue,
+ * and setting it on a channel is tcaDescSet of a list of those copies, so the limits of
+ * a list hold for a chain (one tcaDMANotify, one tcaDMANotifySelf). Start and wait with
+ * tcaStartDMADesc, tcaWaitDMAC and tcaWaitDMARecvDesc. A set entry is replaced by the
+ * next set of its slot; a chain already set on a channel is not changed by later sets.
+ *
+ * Internal form (OMNI 2014-15): one table per process of P2_TCA_DESC_INT_SLOTS (1024)
+ * entries, slots 0 .. 1023, always set with descriptors in the chip.
+ */
+
+/* Kept for the programs that call it after tcaInit; the internal table needs no
+ * set-up. Errors: INVALID_VALUE (before tcaInit). */
+tcaresult tcaDMADescInt_Init(void);
+
+/* Sets internal entry `slot` to the copy tcaDescSetMemcpy would append, and writes
+ * slot + 1 to *next_slot (callers pass one counter twice: `(s, &s, ...)`).
+ * Errors: INVALID_VALUE (NULL, slot outside 0 .. 1023, and as tcaDescSetMemcpy). On an
+ * error nothing is stored and *next_slot is unchanged. */
+tcaresult tcaSetDMADescInt_Memcpy(int slot, int *next_slot, tcaHandle *dst, off_t dst_offset,
+                                  tcaHandle *src, off_t src_offset, size_t size,
+                                  tcaDMAFlag flags, int wait_slot, int wait_tag);
+
+/* tcaSetDMADescInt_Memcpy of a block-stride copy (see tcaDescSetMemcpy2D).
+ * Errors: as tcaSetDMADescInt_Memcpy and tcaDescSetMemcpy2D. */
+tcaresult tcaSetDMADescInt_Memcpy2D(int slot, int *next_slot, tcaHandle *dst,
+                                    off_t dst_offset, size_t dst_pitch, tcaHandle *src,
+                                    off_t src_offset, size_t src_pitch, size_t width,
+                                    size_t height, tcaDMAFlag flags, int wait_slot,
+                                    int wait_tag);
+
+/* Sets the chain from internal entry `first_slot` on channel `dmac_ch`, descriptors in
+ * the chip. Errors: INVALID_VALUE (first_slot outside 0 .. 1023, an entry of the chain
+ * never set, a chain running past entry 1023, a bad channel, and as tcaDescSet), BUSY,
+ * OUT_OF_MEMORY. */
+tcaresult tcaSetDMAChainInt(int dmac_ch, int first_slot);
+
+/*
+ * Host-table form (PEACH2-Benchmarks 2018): tables made by tcaCreateDMADesc, named by
+ * a positive id. A chain starts at entry 0; its descriptors go into the chip if an
+ * entry has tcaDMAUseInternal, else into host memory (as tcaDescSet decides).
+ */
+
+/* A new table of `n_entries` unset entries (1 .. P2_TCA_DESC_TABLE_MAX_ENTRIES, i.e.
+ * 65536); its id goes to *desc_tag. Errors: INVALID_VALUE (NULL, n_entries out of
+ * range), OUT_OF_MEMORY (ids used up). */
+tcaresult tcaCreateDMADesc(int *desc_tag, int n_entries);
+
+/* Sets entry `slot` of table `desc_tag` as tcaSetDMADescInt_Memcpy sets an internal one.
+ * Errors: INVALID_VALUE (NULL, not a live table, slot outside 0 .. n_entries-1, and as
+ * tcaDescSetMemcpy). */
+tcaresult tcaSetDMADesc_Memcpy(int desc_tag, int slot, int *next_slot, tcaHandle *dst,
+                               off_t dst_offset, tcaHandle *src, off_t src_offset,
+                               size_t size, tcaDMAFlag flags, int wait_slot, int wait_tag);
+
+/* tcaSetDMADesc_Memcpy of a block-stride copy (see tcaDescSetMemcpy2D).
+ * Errors: as tcaSetDMADesc_Memcpy and tcaDescSetMemcpy2D. */
+tcaresult tcaSetDMADesc_Memcpy2D(int desc_tag, int slot, int *next_slot, tcaHandle *dst,
+                                 off_t dst_offset, size_t dst_pitch, tcaHandle *src,
+                                 off_t src_offset, size_t src_pitch, size_t width,
+                                 size_t height, tcaDMAFlag flags, int wait_slot,
+                                 int wait_tag);
+
+/* Sets the chain from entry 0 of table `desc_tag` on channel `dmac_ch`.
+ * Errors: INVALID_VALUE (not a live table, an entry of the chain never set, a chain
+ * running past the last entry, a bad channel, and as tcaDescSet), BUSY, OUT_OF_MEMORY. */
+tcaresult tcaSetDMAChain(int dmac_ch, int desc_tag);
+
+/* Frees table `desc_tag`; a chain set from it stays on its channel.
+ * Errors: INVALID_VALUE (not a live table). */
+tcaresult tcaDestroyDMADesc(int desc_tag);
 
 #ifdef __cplusplus
 }
