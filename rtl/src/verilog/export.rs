@@ -1,6 +1,7 @@
 //! Naming and writing generated Verilog.
 
 use super::assign_once::assign_once;
+use super::mem_init::zero_init_memories;
 use super::split::split_comb_blocks;
 use crate::chip::Peach2Core;
 use rust_hdl::prelude::*;
@@ -19,13 +20,14 @@ pub const LINT_WAIVERS: &str = include_str!("../../lint/verilator.vlt");
 /// combinational block is split into independent blocks ([`split_comb_blocks`]), which
 /// removes false combinational loops and lets simulators evaluate only what changed; then
 /// each block assigns a variable once per run ([`assign_once`]), so event-driven
-/// simulators see no glitches that could re-trigger blocks forever.
+/// simulators see no glitches that could re-trigger blocks forever; and memories power
+/// up cleared, as block RAM does ([`zero_init_memories`]).
 pub fn block_verilog<B: Block>(uut: &mut B, name: &str) -> String {
     uut.connect_all();
-    assign_once(&split_comb_blocks(&rename_top(
+    zero_init_memories(&assign_once(&split_comb_blocks(&rename_top(
         &generate_verilog(uut),
         name,
-    )))
+    ))))
 }
 
 /// Replaces the module name `top` (and the `top$` prefix of submodules) by `name`.

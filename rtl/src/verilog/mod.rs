@@ -10,6 +10,7 @@
 pub mod assign_once;
 pub mod checks;
 pub mod export;
+pub mod mem_init;
 pub mod resources;
 pub mod split;
 pub mod widths;
