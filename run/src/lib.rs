@@ -27,6 +27,7 @@ pub mod output;
 pub mod scheduler;
 pub mod server;
 pub mod tca_calls;
+mod tca_tables;
 pub mod wire;
 
 pub use launch::{run, RunConfig, RunError, RunReport};

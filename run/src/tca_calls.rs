@@ -4,6 +4,7 @@
 use crate::abi::*;
 use crate::device::{RankMemory, RankMmio};
 use crate::server::{Answer, Call, RankCtx};
+use crate::tca_tables::{create_table, destroy_table, set_entry, set_table_chain, TableId, Tables};
 use crate::wire::{Reader, Short, Writer};
 use peach2_driver::handle::HANDLE_BYTES;
 use peach2_driver::{
@@ -14,78 +15,17 @@ use std::collections::HashMap;
 /// A `tcaDesc`: its copies and the union of their flags. An entry of the older API's
 /// tables is one of one copy.
 #[derive(Clone, Default)]
-struct Desc {
-    list: DescList,
-    flags: i64,
+pub(crate) struct Desc {
+    pub(crate) list: DescList,
+    pub(crate) flags: i64,
 }
 
 impl Desc {
     /// Appends `other`'s copies and flags.
-    fn extend(&mut self, other: &Desc) {
+    pub(crate) fn extend(&mut self, other: &Desc) {
         self.list.copies.extend_from_slice(&other.list.copies);
         self.flags |= other.flags;
     }
-}
-
-/// A descriptor table of the older API: the internal one (`tcaSetDMADescInt_*`) or one
-/// from `tcaCreateDMADesc`. Each set entry is a one-copy [`Desc`], checked as
-/// `tcaDescSetMemcpy` checks its copy; a chain joins entries into one list.
-struct Table {
-    entries: Vec<Option<Desc>>,
-}
-
-impl Table {
-    fn new(len: usize) -> Table {
-        Table {
-            entries: vec![None; len],
-        }
-    }
-
-    /// Stores `entry` at `slot`, replacing what was there.
-    fn put(&mut self, slot: i32, entry: Desc) -> Result<(), TcaError> {
-        let len = self.entries.len();
-        let e = usize::try_from(slot)
-            .ok()
-            .and_then(|s| self.entries.get_mut(s))
-            .ok_or_else(|| TcaError::Invalid(format!("slot {slot} is outside 0..{len}")))?;
-        *e = Some(entry);
-        Ok(())
-    }
-
-    /// The chain from entry `first`: it and the entries after it, up to and including
-    /// the first without `tcaDMAContinue`.
-    fn chain(&self, first: i32) -> Result<Desc, TcaError> {
-        let start = usize::try_from(first)
-            .ok()
-            .filter(|&s| s < self.entries.len())
-            .ok_or_else(|| {
-                TcaError::Invalid(format!("slot {first} is outside 0..{}", self.entries.len()))
-            })?;
-        let mut chain = Desc::default();
-        for (at, e) in self.entries.iter().enumerate().skip(start) {
-            let e = e.as_ref().ok_or_else(|| {
-                TcaError::Invalid(format!(
-                    "entry {at} of the chain from slot {first} was never set"
-                ))
-            })?;
-            chain.extend(e);
-            if e.flags & TCA_FLAG_CONTINUE == 0 {
-                return Ok(chain);
-            }
-        }
-        Err(TcaError::Invalid(format!(
-            "the chain from slot {first} runs past the last entry (every entry has tcaDMAContinue)"
-        )))
-    }
-}
-
-/// Which table of the older API a call names.
-#[derive(Clone, Copy)]
-enum TableId {
-    /// The process's internal table (`tcaSetDMADescInt_*`).
-    Internal,
-    /// A `tcaCreateDMADesc` table by its id.
-    Host(i32),
 }
 
 /// The driver of one rank, as its TCA calls left it.
@@ -97,11 +37,8 @@ pub struct TcaState {
     /// Descriptor lists by id.
     descs: HashMap<u64, Desc>,
     next_desc: u64,
-    /// The older API's internal table, made at its first use.
-    internal: Option<Table>,
-    /// The older API's `tcaCreateDMADesc` tables by id.
-    tables: HashMap<i32, Table>,
-    next_table: i32,
+    /// The older API's descriptor tables.
+    pub(crate) tables: Tables,
 }
 
 /// The `tcaresult` of a driver error.
@@ -118,7 +55,7 @@ pub fn result_of(e: &TcaError) -> i64 {
     }
 }
 
-fn status(r: Result<(), TcaError>) -> Answer {
+pub(crate) fn status(r: Result<(), TcaError>) -> Answer {
     Answer::status(r.map_or_else(|e| result_of(&e), |()| TCA_SUCCESS))
 }
 
@@ -250,7 +187,7 @@ fn desc_new(ctx: &mut RankCtx) -> Answer {
 /// One copy as `tcaDescSetMemcpy[2D]` and the older API's entry calls give it: both
 /// handles and offsets, the shape (width, height and pitches; height 0 for a linear
 /// copy), flags, slot and tag.
-struct Transfer {
+pub(crate) struct Transfer {
     dst: Vec<u8>,
     dst_off: i64,
     dst_pitch: u64,
@@ -273,7 +210,7 @@ const KNOWN_FLAGS: i64 = TCA_FLAG_NOTIFY
 
 /// Appends copy `a` to `d`, after checking what can be checked before the list is set
 /// (the driver checks the rest against the device then).
-fn push(d: &mut Desc, a: &Transfer) -> Result<(), TcaError> {
+pub(crate) fn push(d: &mut Desc, a: &Transfer) -> Result<(), TcaError> {
     if a.flags & !KNOWN_FLAGS != 0 {
         return Err(TcaError::Invalid(format!("unknown flags {:#x}", a.flags)));
     }
@@ -327,7 +264,7 @@ fn append(ctx: &mut RankCtx, desc: u64, a: &Transfer) -> Answer {
 /// Sets list `d` on channel `ch` (`tcaDescSet`, and the older API's chains): its
 /// descriptors go into the chip if any copy asked for `tcaDMAUseInternal`, else into
 /// host memory.
-fn set_on_channel(ctx: &mut RankCtx, ch: i32, d: &Desc) -> Result<(), TcaError> {
+pub(crate) fn set_on_channel(ctx: &mut RankCtx, ch: i32, d: &Desc) -> Result<(), TcaError> {
     let ch = channel(ch)?;
     let placement = if d.flags & TCA_FLAG_USE_INTERNAL != 0 {
         Placement::Internal
@@ -351,63 +288,6 @@ fn desc_set(ctx: &mut RankCtx, desc: u64, ch: i32) -> Answer {
         .cloned()
         .ok_or_else(|| TcaError::Invalid("not a live tcaDesc".into()))
         .and_then(|d| set_on_channel(ctx, ch, &d));
-    status(r)
-}
-
-fn table(ctx: &mut RankCtx, id: TableId) -> Result<&mut Table, TcaError> {
-    match id {
-        TableId::Internal => Ok(ctx
-            .tca
-            .internal
-            .get_or_insert_with(|| Table::new(TCA_DESC_INT_SLOTS as usize))),
-        TableId::Host(t) => {
-            ctx.tca.tables.get_mut(&t).ok_or_else(|| {
-                TcaError::Invalid(format!("{t} is not a live tcaCreateDMADesc table"))
-            })
-        }
-    }
-}
-
-fn create_table(ctx: &mut RankCtx, entries: i32) -> Answer {
-    let len = usize::try_from(entries)
-        .ok()
-        .filter(|&n| (1..=TCA_DESC_TABLE_MAX_ENTRIES as usize).contains(&n));
-    let Some(len) = len else {
-        return Answer::status(TCA_ERROR_INVALID_VALUE);
-    };
-    // Ids are positive and never reused, so a destroyed table's id stays invalid.
-    let Some(id) = ctx.tca.next_table.checked_add(1) else {
-        return Answer::status(TCA_ERROR_OUT_OF_MEMORY);
-    };
-    ctx.tca.next_table = id;
-    ctx.tca.tables.insert(id, Table::new(len));
-    let mut w = Writer::new();
-    w.i32(id);
-    Answer::with(TCA_SUCCESS, w)
-}
-
-/// `tcaSetDMADesc[Int]_Memcpy[2D]`: copy `a`, checked as `tcaDescSetMemcpy` checks it,
-/// becomes entry `slot` of the table.
-fn set_entry(ctx: &mut RankCtx, id: TableId, slot: i32, a: &Transfer) -> Answer {
-    let r = (|| {
-        let mut entry = Desc::default();
-        push(&mut entry, a)?;
-        table(ctx, id)?.put(slot, entry)
-    })();
-    status(r)
-}
-
-/// `tcaSetDMAChain[Int]`: the chain from entry `first` of the table, set on channel
-/// `ch` as `tcaDescSet` sets a list of those copies.
-fn set_table_chain(ctx: &mut RankCtx, id: TableId, ch: i32, first: i32) -> Answer {
-    let r = (|| {
-        let mut chain = table(ctx, id)?.chain(first)?;
-        if let TableId::Internal = id {
-            // The internal form's descriptors are in the chip whatever their flags say.
-            chain.flags |= TCA_FLAG_USE_INTERNAL;
-        }
-        set_on_channel(ctx, ch, &chain)
-    })();
     status(r)
 }
 
@@ -646,70 +526,11 @@ pub fn decode(code: i64, r: &mut Reader) -> Result<Call, Short> {
         CALL_TCA_DESTROY_DMA_DESC => {
             let t = r.i32()?;
             Call::new(format!("tcaDestroyDMADesc(table {t})"), move |c| {
-                let found = c.tca.tables.remove(&t).is_some();
-                Answer::status(if found {
-                    TCA_SUCCESS
-                } else {
-                    TCA_ERROR_INVALID_VALUE
-                })
+                destroy_table(c, t)
             })
         }
         _ => Call::new(format!("unknown call {code}"), |_| {
             Answer::status(TCA_ERROR_NOT_SUPPORTED)
         }),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// An entry with `flags` (the chain rule reads only those).
-    fn entry(flags: i64) -> Desc {
-        Desc {
-            flags,
-            ..Desc::default()
-        }
-    }
-
-    #[test]
-    fn a_chain_runs_to_the_first_entry_without_continue() {
-        let mut t = Table::new(8);
-        t.put(2, entry(TCA_FLAG_CONTINUE | TCA_FLAG_NOTIFY))
-            .unwrap();
-        t.put(3, entry(TCA_FLAG_USE_INTERNAL)).unwrap();
-        t.put(4, entry(TCA_FLAG_NOTIFY_SELF)).unwrap();
-        let c = t.chain(2).unwrap();
-        assert_eq!(
-            c.flags,
-            TCA_FLAG_CONTINUE | TCA_FLAG_NOTIFY | TCA_FLAG_USE_INTERNAL,
-            "entries 2 and 3, not 4"
-        );
-        assert_eq!(t.chain(4).unwrap().flags, TCA_FLAG_NOTIFY_SELF);
-        // A set replaces the entry: 3 now continues into 4.
-        t.put(3, entry(TCA_FLAG_CONTINUE)).unwrap();
-        assert_eq!(
-            t.chain(2).unwrap().flags,
-            TCA_FLAG_CONTINUE | TCA_FLAG_NOTIFY | TCA_FLAG_NOTIFY_SELF
-        );
-    }
-
-    #[test]
-    fn unset_entries_slots_outside_and_endless_chains_are_invalid() {
-        let invalid = |t: &Table, first: i32| {
-            t.chain(first).err().map(|e| result_of(&e)) == Some(TCA_ERROR_INVALID_VALUE)
-        };
-        let mut t = Table::new(4);
-        for bad in [-1, 4] {
-            assert!(t.put(bad, entry(0)).is_err(), "slot {bad}");
-            assert!(invalid(&t, bad), "slot {bad}");
-        }
-        assert!(invalid(&t, 0), "never set");
-        t.put(0, entry(TCA_FLAG_CONTINUE)).unwrap();
-        assert!(invalid(&t, 0), "entry 1 never set");
-        for s in 1..4 {
-            t.put(s, entry(TCA_FLAG_CONTINUE)).unwrap();
-        }
-        assert!(invalid(&t, 0), "runs past the last entry");
-    }
 }
