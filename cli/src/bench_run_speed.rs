@@ -69,7 +69,8 @@ pub fn run(a: RunSpeedArgs) -> Result<(), CliError> {
         dst: 1,
         mem: Mem::Gpu,
         desc: Placement::Internal,
-        notify: NotifyPlace::Host,
+        // As the program: notifications in the receiving chip.
+        notify: NotifyPlace::Chip,
         sizes: a.sizes.clone(),
         iters: a.iters,
         profile,
@@ -86,7 +87,7 @@ pub fn run(a: RunSpeedArgs) -> Result<(), CliError> {
         report.total_cycles
     );
     println!(
-        "peach2 bench pingpong (GPU, internal): {bench_cycles} cycles in {bench_wall:.2} s: {bench_rate:.0} cycles/s"
+        "peach2 bench pingpong (GPU, internal, notify internal): {bench_cycles} cycles in {bench_wall:.2} s: {bench_rate:.0} cycles/s"
     );
     println!(
         "peach2 run / bench pingpong: {:.2} (goal: at least 0.90)",
