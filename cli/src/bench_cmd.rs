@@ -2,6 +2,7 @@
 //! co-simulated chips; CSV on stdout (or a file), an SVG of the curves, a progress bar
 //! on a terminal.
 
+use crate::profile_arg::{profile, DEFAULT_PROFILE};
 use crate::CliError;
 use clap::{Args, Subcommand, ValueEnum};
 use peach2_driver::{NotifyPlace, Placement};
@@ -11,7 +12,6 @@ use peach2_sim::topology::Topology;
 use peach2_sim::SimError;
 use peach2_testbench::pingpong::{self, BenchError, Mem, PingPong, Row};
 use peach2_testbench::plot::{self, Series};
-use peach2_testbench::profile::Profile;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -56,6 +56,9 @@ struct SimSpeedArgs {
     /// default: 1 and this machine's core count).
     #[arg(long, value_delimiter = ',')]
     threads: Vec<usize>,
+    /// Model parameters: `ha-pacs` (calibrated) or `default`.
+    #[arg(long, default_value = DEFAULT_PROFILE)]
+    profile: String,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -110,7 +113,7 @@ struct PingPongArgs {
     #[arg(long, default_value_t = 3)]
     iters: u32,
     /// Model parameters: `ha-pacs` (calibrated) or `default`.
-    #[arg(long, default_value = "ha-pacs")]
+    #[arg(long, default_value = DEFAULT_PROFILE)]
     profile: String,
     /// Write the CSV here instead of stdout.
     #[arg(long)]
@@ -146,13 +149,8 @@ fn pingpong_cmd(a: PingPongArgs) -> Result<(), CliError> {
         .and_then(|t| t.with_routing(&a.routing))
         .map_err(|e| CliError::Input(e.to_string()))?;
     let sizes = pingpong::parse_sizes(&a.sizes).map_err(CliError::Input)?;
-    let profile = Profile::by_name(&a.profile).ok_or_else(|| {
-        CliError::Input(format!(
-            "unknown profile {:?} ({})",
-            a.profile,
-            Profile::NAMES.join(", ")
-        ))
-    })?;
+    let profile = profile(&a.profile)?;
+    eprintln!("peach2 bench pingpong: profile {}", profile.name);
     let mut runs = Vec::new();
     for m in &a.mem {
         for d in &a.desc {
@@ -249,15 +247,19 @@ fn sim_speed_cmd(a: SimSpeedArgs) -> Result<(), CliError> {
             "--cycles and --raw-cycles must be positive".into(),
         ));
     }
+    let profile = profile(&a.profile)?;
+    eprintln!("peach2 bench sim-speed: profile {}", profile.name);
     let topologies = a
         .topology
         .iter()
         .map(|t| {
-            Topology::load(t)
+            let mut t = Topology::load(t)
                 .and_then(|t| t.with_routing(&a.routing))
-                .map_err(|e| CliError::Input(e.to_string()))
+                .map_err(|e| CliError::Input(e.to_string()))?;
+            profile.apply(&mut t);
+            Ok(t)
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, CliError>>()?;
     let thread_counts = if a.threads.is_empty() {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         if cores > 1 {

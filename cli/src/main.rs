@@ -8,6 +8,7 @@ mod bench_cmd;
 mod bench_run_speed;
 mod cc_cmd;
 mod fpga_cmd;
+mod profile_arg;
 mod run_cmd;
 mod sim_cmd;
 mod tlp_cmd;

@@ -1,12 +1,12 @@
 //! `peach2 run`: run a program built with `peach2 cc` on the simulated cluster, one rank
 //! per node (like `mpirun`).
 
+use crate::profile_arg::{profile, DEFAULT_PROFILE};
 use crate::trace_args::TraceArgs;
 use crate::CliError;
 use clap::Args;
 use peach2_run::{Outcome, RunConfig, RunError};
 use peach2_sim::topology::Topology;
-use peach2_testbench::profile::Profile;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,7 +20,7 @@ pub struct RunArgs {
     #[arg(long)]
     np: Option<usize>,
     /// Model parameters: `ha-pacs` (calibrated) or `default`.
-    #[arg(long, default_value = "ha-pacs")]
+    #[arg(long, default_value = DEFAULT_PROFILE)]
     profile: String,
     /// Routing: `dateline` or `shortest` (see `peach2 sim --help`).
     #[arg(long, default_value = "dateline")]
@@ -49,13 +49,7 @@ fn input(e: impl ToString) -> CliError {
 /// Runs `peach2 run`; the exit status is the first failing rank's, 0 when every rank
 /// returned 0.
 pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
-    let profile = Profile::by_name(&args.profile).ok_or_else(|| {
-        input(format!(
-            "unknown profile {:?} ({})",
-            args.profile,
-            Profile::NAMES.join(", ")
-        ))
-    })?;
+    let profile = profile(&args.profile)?;
     if !args.stall_ms.is_finite() || args.stall_ms <= 0.0 {
         return Err(input("--stall-ms: a positive number of milliseconds"));
     }
@@ -88,7 +82,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     })?;
     if args.summary {
         eprintln!(
-            "peach2 run: {} cycles ({:.1} us simulated) in {:.2} s, {:.0} cycles/s",
+            "peach2 run: profile {}, {} cycles ({:.1} us simulated) in {:.2} s, {:.0} cycles/s",
+            args.profile,
             report.cycles,
             report.cycles as f64 / 250.0,
             report.wall_s,

@@ -2,6 +2,7 @@
 //! Gen2 x8 cables) under a traffic scenario; optional VCD of chip internals and a JSON
 //! log of every TLP on every cable; a JSON summary for benchmarks.
 
+use crate::profile_arg::{profile, DEFAULT_PROFILE};
 use crate::trace_args::TraceArgs;
 use crate::CliError;
 use clap::Args;
@@ -32,6 +33,10 @@ pub struct SimArgs {
     /// traffic, as the chip has no virtual channels).
     #[arg(long, default_value = "dateline")]
     routing: String,
+    /// Model parameters of links, hosts and GPUs: `ha-pacs` (calibrated) or `default`
+    /// (the models' own defaults).
+    #[arg(long, default_value = DEFAULT_PROFILE)]
+    profile: String,
     /// Chip model: `verilated` or `rust-hdl` (slow; for cross-checks).
     #[arg(long, default_value = "verilated")]
     backend: String,
@@ -71,9 +76,11 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             args.chunk
         )));
     }
-    let topology = Topology::load(&args.topology)
+    let profile = profile(&args.profile)?;
+    let mut topology = Topology::load(&args.topology)
         .and_then(|t| t.with_routing(&args.routing))
         .map_err(sim_error)?;
+    profile.apply(&mut topology);
     let t0 = Instant::now();
     let mut c = Cluster::new(topology, backend).map_err(sim_error)?;
     c.set_threads(args.threads).map_err(sim_error)?;
@@ -89,6 +96,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
         let v = serde_json::json!({
             "topology": args.topology,
             "scenario": args.scenario,
+            "profile": profile.name,
             "nodes": c.nodes.len(),
             "threads": c.threads(),
             "cycles": s.cycles,
@@ -106,9 +114,10 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
         println!("{v}");
     } else {
         println!(
-            "{} nodes, {}: {} cycles in {:.2} s ({:.0} cycles/s), {} bytes delivered ({:.2} GB/s at 250 MHz), {} errors",
+            "{} nodes, {}, profile {}: {} cycles in {:.2} s ({:.0} cycles/s), {} bytes delivered ({:.2} GB/s at 250 MHz), {} errors",
             c.nodes.len(),
             args.scenario,
+            profile.name,
             s.cycles,
             s.wall_s,
             s.cycles_per_s,

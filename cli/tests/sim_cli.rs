@@ -51,6 +51,10 @@ fn sim_json_summary_tlp_log_and_vcd() {
     }
     assert_eq!(v["cycles"], 3000);
     assert_eq!(v["threads"], 2);
+    assert_eq!(
+        v["profile"], "ha-pacs",
+        "the default profile, as bench and run use"
+    );
     assert_eq!(v["errors"], 0);
     assert!(v["bytes_delivered"].as_u64().unwrap() > 10_000, "{v}");
     // Every line of the log is a decoded TLP with its cycle, cable and direction; the
@@ -93,4 +97,17 @@ fn sim_rejects_bad_input() {
     let out = peach2(&["sim", "--topology", "ring9", "--cycles", "10"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("ring9"));
+    let out = peach2(&["sim", "--profile", "fast", "--cycles", "10"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ha-pacs, default"));
+}
+
+#[test]
+fn sim_runs_with_the_models_own_defaults_when_asked() {
+    let out = peach2(&["sim", "--profile", "default", "--cycles", "2000"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("profile default"),
+        "{text}"
+    );
 }

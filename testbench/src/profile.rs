@@ -10,7 +10,7 @@ use pcie_model::link::timing::LinkTiming;
 use pcie_model::read_server::ReadServerConfig;
 use pcie_model::time::{Cycles, Picos};
 use peach2_regmap::dma::{channel_reg, CHANNELS, CH_CONTROL};
-use peach2_sim::topology::Params;
+use peach2_sim::topology::{Params, Topology};
 
 /// What the simulated CPU's actions cost, in 250 MHz core cycles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +98,17 @@ const HA_PACS_SOFTWARE: HostSoftware = HostSoftware {
 };
 
 impl Profile {
+    /// Gives `topology` this profile's links, host and GPU models; its routing (cables
+    /// to avoid) and stall limit stay.
+    pub fn apply(&self, topology: &mut Topology) {
+        let keep = (
+            topology.params.stall_cycles,
+            std::mem::take(&mut topology.params.avoid_cables),
+        );
+        topology.params = self.params.clone();
+        (topology.params.stall_cycles, topology.params.avoid_cables) = keep;
+    }
+
     /// The profile named `name`, if any.
     pub fn by_name(name: &str) -> Option<Profile> {
         match name {

@@ -55,12 +55,7 @@ impl SimSystem {
         profile: &Profile,
         setup: impl FnOnce(&mut Cluster) -> Result<(), SimError>,
     ) -> Result<SimSystem, SimError> {
-        let keep = (
-            topology.params.stall_cycles,
-            topology.params.avoid_cables.clone(),
-        );
-        topology.params = profile.params.clone();
-        (topology.params.stall_cycles, topology.params.avoid_cables) = keep;
+        profile.apply(&mut topology);
         let mut cluster = Cluster::new(topology, Backend::Verilated)?;
         setup(&mut cluster)?;
         bring_up(&mut cluster)?;
