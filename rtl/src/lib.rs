@@ -7,6 +7,7 @@ pub mod dmac;
 pub mod harness;
 pub mod internal;
 pub mod port;
+pub mod route_lookup;
 pub mod router;
 pub mod stream;
 pub mod verilog;

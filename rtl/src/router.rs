@@ -11,8 +11,7 @@
 //! | completion at an EP ring port     | drop (the chip never reads across the ring)            |
 //! | message                           | drop                                                   |
 //! | memory request to BAR0 (N only)   | internal: CSRs                                         |
-//! | memory write, global, other node  | the port `ROUTE[node]` names, if valid, ready, and not the ingress port |
-//! | memory write, global, this node   | N (translated at egress) for host/GPU targets; internal for the internal target |
+//! | memory write, global              | as `crate::route_lookup` decides (the lookup the DMA uses too) |
 //! | non-posted request not served     | internal, marked `unsupported`: answered with UR       |
 //! | posted write not served           | drop                                                   |
 //! | reserved fmt/type                 | malformed: drop and count                              |
@@ -21,6 +20,7 @@
 //! at N, an address in BAR2 is global too (the RX stage rewrites its bits 63:40).
 //! RDMA Write only: reads and atomics are served only by the CSRs.
 
+use crate::route_lookup::RouteLookup;
 use peach2_regmap::address::GLOBAL_BASE_HI;
 use rust_hdl::prelude::*;
 
@@ -103,11 +103,8 @@ pub struct Router {
     bar0_hit: Signal<Local, Bit>,
     bar2_hit: Signal<Local, Bit>,
     is_global: Signal<Local, Bit>,
-    node: Signal<Local, Bits<4>>,
-    target: Signal<Local, Bits<3>>,
-    entry: Signal<Local, Bits<3>>,
-    n_ready: Signal<Local, Bit>,
-    out_ready: Signal<Local, Bit>,
+    /// Where a global write goes.
+    lookup: RouteLookup,
     global_base_hi: Constant<Bits<24>>,
 }
 
@@ -138,11 +135,7 @@ impl Default for Router {
             bar0_hit: Default::default(),
             bar2_hit: Default::default(),
             is_global: Default::default(),
-            node: Default::default(),
-            target: Default::default(),
-            entry: Default::default(),
-            n_ready: Default::default(),
-            out_ready: Default::default(),
+            lookup: Default::default(),
             global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
         }
     }
@@ -189,22 +182,10 @@ impl Logic for Router {
             || (!self.is_n.val()
                 && self.fmt.val().get_bit(0)
                 && (self.addr_hi.val().get_bits::<24>(8) == self.global_base_hi.val()));
-        self.node.next = self.addr_hi.val().get_bits::<4>(4);
-        self.target.next = self.addr_hi.val().get_bits::<3>(1);
-
-        self.entry.next = 0.into();
-        for i in 0..16 {
-            if self.node.val().index() == i {
-                self.entry.next = self.routes.route_table.val().get_bits::<3>(3 * i);
-            }
-        }
-        self.n_ready.next = self.routes.port_ready.val().get_bit(0);
-        self.out_ready.next = false;
-        for p in 0..4 {
-            if self.entry.val().get_bits::<2>(0).index() == p {
-                self.out_ready.next = self.routes.port_ready.val().get_bit(p);
-            }
-        }
+        self.lookup.addr_hi.next = self.addr_hi.val();
+        RouteConfig::link(&mut self.routes, &mut self.lookup.routes);
+        self.lookup.ingress.next = bit_cast::<3, 2>(self.port.port_index.val());
+        self.lookup.internal_ok.next = true;
 
         // Defaults: not served.
         self.action.next = RouteAction::Drop;
@@ -233,21 +214,9 @@ impl Logic for Router {
             if self.bar0_hit.val() {
                 self.action.next = RouteAction::Forward;
                 self.unsupported.next = self.is_atomic.val();
-            } else if self.is_global.val() && !self.non_posted.val() {
-                if self.node.val() == self.routes.node_id.val() {
-                    if self.target.val() == 5 {
-                        self.action.next = RouteAction::Forward;
-                    } else if (self.target.val() < 5) && self.n_ready.val() {
-                        self.action.next = RouteAction::Forward;
-                        self.dest.next = 0.into();
-                    }
-                } else if self.entry.val().get_bit(2)
-                    && self.out_ready.val()
-                    && (self.entry.val().get_bits::<2>(0) != self.port.port_index.val())
-                {
-                    self.action.next = RouteAction::Forward;
-                    self.dest.next = bit_cast::<3, 2>(self.entry.val().get_bits::<2>(0));
-                }
+            } else if self.is_global.val() && !self.non_posted.val() && self.lookup.ok.val() {
+                self.action.next = RouteAction::Forward;
+                self.dest.next = self.lookup.dest.val();
             }
         } else if !self.is_io.val() {
             self.action.next = RouteAction::Malformed;

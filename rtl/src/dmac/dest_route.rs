@@ -1,25 +1,18 @@
-//! Where a DMA write leaves the crossbar's internal port: the routing rules of
-//! `crate::router` for a global write, applied to the DMA's own requests.
-//!
-//! | address                               | decision                                   |
-//! |---------------------------------------|--------------------------------------------|
-//! | local (bits 63:40 not the global base) | N                                          |
-//! | global, this node, host or GPU target | N (translated at N's egress)               |
-//! | global, this node, internal target, one DW | internal (the notification store: a 4-byte write only, so the packet fits the crossbar output's two beats of buffer and cannot hold the internal port against a completion the completer is sending) |
-//! | global, other node                    | the port `ROUTE[node]` names, if valid and ready |
-//! | anything else                         | not routable (the descriptor fails)        |
+//! Where a DMA write leaves the crossbar's internal port: N for a local address, and for
+//! a global one what the chip's route lookup (`crate::route_lookup`) decides, the
+//! internal target allowed for one-DW writes only (notifications and write-immediate
+//! descriptors: the packet then fits the crossbar output's two beats of buffer and cannot
+//! hold the internal port against a completion the completer is sending).
 //!
 //! Combinational; a channel checks its destination and receiver slot before it moves data.
 
+use crate::route_lookup::RouteLookup;
 use crate::router::RouteConfig;
 use crate::stream::PORT_INTERNAL;
 use peach2_regmap::address::GLOBAL_BASE_HI;
 use rust_hdl::prelude::*;
 
-const _: () = assert!(
-    PORT_INTERNAL == 4,
-    "the decode below names the internal port 4"
-);
+const _: () = assert!(PORT_INTERNAL == 4);
 
 /// The DMA's routing decision for one address.
 #[derive(LogicBlock)]
@@ -34,10 +27,7 @@ pub struct DestRoute {
     pub dest: Signal<Out, Bits<3>>,
     /// The address can be routed.
     pub ok: Signal<Out, Bit>,
-    node: Signal<Local, Bits<4>>,
-    target: Signal<Local, Bits<3>>,
-    entry: Signal<Local, Bits<3>>,
-    out_ready: Signal<Local, Bit>,
+    lookup: RouteLookup,
     global_base_hi: Constant<Bits<24>>,
 }
 
@@ -49,10 +39,7 @@ impl Default for DestRoute {
             routes: Default::default(),
             dest: Default::default(),
             ok: Default::default(),
-            node: Default::default(),
-            target: Default::default(),
-            entry: Default::default(),
-            out_ready: Default::default(),
+            lookup: Default::default(),
             global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
         }
     }
@@ -61,33 +48,16 @@ impl Default for DestRoute {
 impl Logic for DestRoute {
     #[hdl_gen]
     fn update(&mut self) {
-        self.node.next = self.addr.val().get_bits::<4>(36);
-        self.target.next = self.addr.val().get_bits::<3>(33);
-        self.entry.next = 0.into();
-        for i in 0..16 {
-            if self.node.val().index() == i {
-                self.entry.next = self.routes.route_table.val().get_bits::<3>(3 * i);
-            }
-        }
-        self.out_ready.next = false;
-        for p in 0..4 {
-            if self.entry.val().get_bits::<2>(0).index() == p {
-                self.out_ready.next = self.routes.port_ready.val().get_bit(p);
-            }
-        }
+        self.lookup.addr_hi.next = self.addr.val().get_bits::<32>(32);
+        RouteConfig::link(&mut self.routes, &mut self.lookup.routes);
+        // The internal port (4): not a port a ROUTE entry can name.
+        self.lookup.ingress.next = 4.into();
+        self.lookup.internal_ok.next = self.one_dw.val();
         self.dest.next = 0.into();
         self.ok.next = true;
         if self.addr.val().get_bits::<24>(40) == self.global_base_hi.val() {
-            if self.node.val() == self.routes.node_id.val() {
-                self.ok.next = self.target.val() < 5;
-                if (self.target.val() == 5) && self.one_dw.val() {
-                    self.ok.next = true;
-                    self.dest.next = 4.into();
-                }
-            } else {
-                self.ok.next = self.entry.val().get_bit(2) && self.out_ready.val();
-                self.dest.next = bit_cast::<3, 2>(self.entry.val().get_bits::<2>(0));
-            }
+            self.ok.next = self.lookup.ok.val();
+            self.dest.next = self.lookup.dest.val();
         }
     }
 }

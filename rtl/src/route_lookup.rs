@@ -1,0 +1,123 @@
+//! The one route lookup of the chip: where a memory write to a global address leaves the
+//! crossbar. The ports' routers (`crate::router`) and the DMA (`crate::dmac::dest_route`)
+//! both ask it; each decides first whether the address is global at all.
+//!
+//! | global address                 | decision                                           |
+//! |--------------------------------|----------------------------------------------------|
+//! | this node, host or GPU target  | N (translated at egress), if N is ready            |
+//! | this node, internal target     | internal, if the caller allows it (`internal_ok`)  |
+//! | other node                     | the port `ROUTE[node]` names, if valid, ready, and not the port the write came in by |
+//! | anything else                  | not routable                                       |
+//!
+//! Combinational.
+
+use crate::router::RouteConfig;
+use crate::stream::PORT_INTERNAL;
+use peach2_regmap::address::{NODE_SHIFT, TARGET_SHIFT, TRANSLATED_TARGETS};
+use rust_hdl::prelude::*;
+
+// The field picks below: the node in bits 39:36 and the target in 35:33 of the address,
+// i.e. bits 7:4 and 3:1 of its upper DW; target codes below 5 are translated, 5 is the
+// chip's own memory; the internal port is crossbar endpoint 4.
+const _: () = assert!(NODE_SHIFT == 36 && TARGET_SHIFT == 33 && TRANSLATED_TARGETS == 5);
+const _: () = assert!(PORT_INTERNAL == 4);
+
+/// The route lookup.
+#[derive(LogicBlock, Default)]
+pub struct RouteLookup {
+    /// Bits 63:32 of the global address.
+    pub addr_hi: Signal<In, Bits<32>>,
+    /// Where global writes go.
+    pub routes: RouteConfig,
+    /// Crossbar endpoint the write came in by (a port 0..3, or the internal one).
+    pub ingress: Signal<In, Bits<3>>,
+    /// A write to this node's internal target may go to the internal port.
+    pub internal_ok: Signal<In, Bit>,
+    /// The write can be routed.
+    pub ok: Signal<Out, Bit>,
+    /// Crossbar destination, when `ok`.
+    pub dest: Signal<Out, Bits<3>>,
+    node: Signal<Local, Bits<4>>,
+    target: Signal<Local, Bits<3>>,
+    entry: Signal<Local, Bits<3>>,
+    out_ready: Signal<Local, Bit>,
+}
+
+impl Logic for RouteLookup {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.node.next = self.addr_hi.val().get_bits::<4>(4);
+        self.target.next = self.addr_hi.val().get_bits::<3>(1);
+        self.entry.next = 0.into();
+        for i in 0..16 {
+            if self.node.val().index() == i {
+                self.entry.next = self.routes.route_table.val().get_bits::<3>(3 * i);
+            }
+        }
+        self.out_ready.next = false;
+        for p in 0..4 {
+            if self.entry.val().get_bits::<2>(0).index() == p {
+                self.out_ready.next = self.routes.port_ready.val().get_bit(p);
+            }
+        }
+        self.ok.next = false;
+        self.dest.next = 4.into();
+        if self.node.val() == self.routes.node_id.val() {
+            if self.target.val() == 5 {
+                self.ok.next = self.internal_ok.val();
+            } else if self.target.val() < 5 {
+                self.ok.next = self.routes.port_ready.val().get_bit(0);
+                self.dest.next = 0.into();
+            }
+        } else if self.entry.val().get_bit(2)
+            && self.out_ready.val()
+            && (bit_cast::<3, 2>(self.entry.val().get_bits::<2>(0)) != self.ingress.val())
+        {
+            self.ok.next = true;
+            self.dest.next = bit_cast::<3, 2>(self.entry.val().get_bits::<2>(0));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::Lcg;
+    use peach2_regmap::address::Target;
+
+    /// The table above, written out, against the block on random routes and addresses.
+    #[test]
+    fn decisions_follow_the_table() {
+        let mut uut = RouteLookup::default();
+        uut.connect_all();
+        let mut rng = Lcg(3);
+        for _ in 0..3000 {
+            let node_id = rng.below(16);
+            let table = rng.next_u64() & ((1 << 48) - 1);
+            let ready = rng.below(16);
+            let (node, target) = (rng.below(16), rng.below(8));
+            let ingress = rng.below(5);
+            let internal_ok = rng.below(2) == 1;
+            uut.addr_hi.next = ((node << 4) | (target << 1)).into();
+            uut.routes.node_id.next = node_id.into();
+            uut.routes.route_table.next = table.into();
+            uut.routes.port_ready.next = ready.into();
+            uut.ingress.next = ingress.into();
+            uut.internal_ok.next = internal_ok;
+            assert!(simulate(&mut uut, 1_000), "settles");
+            let entry = (table >> (3 * node)) & 7;
+            let want = if node == node_id {
+                match Target::from_code(target) {
+                    Some(Target::Internal) => internal_ok.then_some(4),
+                    Some(_) => (ready & 1 == 1).then_some(0),
+                    None => None,
+                }
+            } else {
+                let port = entry & 3;
+                (entry & 4 != 0 && (ready >> port) & 1 == 1 && port != ingress).then_some(port)
+            };
+            let got = uut.ok.val().then(|| uut.dest.val().to_u64());
+            assert_eq!(got, want, "node {node} target {target} entry {entry:03b}");
+        }
+    }
+}
