@@ -256,7 +256,9 @@ fn sim_speed_cmd(a: SimSpeedArgs) -> Result<(), CliError> {
             let mut t = Topology::load(t)
                 .and_then(|t| t.with_routing(&a.routing))
                 .map_err(|e| CliError::Input(e.to_string()))?;
-            profile.apply(&mut t);
+            profile
+                .apply(&mut t)
+                .map_err(|e| CliError::Input(e.to_string()))?;
             Ok(t)
         })
         .collect::<Result<Vec<_>, CliError>>()?;

@@ -80,7 +80,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
     let mut topology = Topology::load(&args.topology)
         .and_then(|t| t.with_routing(&args.routing))
         .map_err(sim_error)?;
-    profile.apply(&mut topology);
+    profile.apply(&mut topology).map_err(sim_error)?;
     let t0 = Instant::now();
     let mut c = Cluster::new(topology, backend).map_err(sim_error)?;
     c.set_threads(args.threads).map_err(sim_error)?;

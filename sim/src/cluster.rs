@@ -222,7 +222,7 @@ impl Cluster {
                     })
                 })
                 .collect::<Result<Vec<_>, SimError>>()?;
-            let mut n_link = Link::new(&p.link, p.tx_buffer_beats)?;
+            let mut n_link = Link::new(&p.host_link, p.tx_buffer_beats)?;
             n_link.up = true;
             nodes.push(Node {
                 name: spec.name.clone(),
@@ -244,7 +244,7 @@ impl Cluster {
             );
             cables.push(Cable {
                 ends: *ends,
-                link: Link::new(&p.link, p.tx_buffer_beats)?,
+                link: Link::new(&p.cable, p.tx_buffer_beats)?,
                 name,
             });
         }

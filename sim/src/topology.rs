@@ -16,11 +16,16 @@
 //! [[cables]]
 //! a = "b.E"
 //! b = "a.W"
-//! [params]           # optional; every field has a default
+//! [params]           # optional; give only what differs from the profile
 //! tx_buffer_beats = 64
 //! stall_cycles = 50000
-//! # link = { ... }   # pcie_model::link::timing::LinkTiming, default Gen2 x8
+//! cable = { cable_latency = 20000 }   # ps; a cable's other fields stay the profile's
+//! # host_link = { ... }               # pcie_model::link::timing::LinkTiming
 //! ```
+//!
+//! A file's `[params]` are kept as written ([`Topology::given`]) and laid over whatever
+//! parameters the topology gets later ([`Topology::set_params`], as a profile does), so a
+//! field the file sets wins and every field it leaves out comes from the profile.
 
 use crate::error::SimError;
 use pcie_model::gpu::GpuConfig;
@@ -29,7 +34,7 @@ use pcie_model::read_server::ReadServerConfig;
 use pcie_model::root_complex::RootComplexConfig;
 use peach2_regmap::address::MAX_NODES;
 use peach2_regmap::csr::Port;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// Strap of the S port.
@@ -68,11 +73,13 @@ pub struct CableSpec {
 }
 
 /// Model parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
-    /// Timing of every link (N links and cables).
-    pub link: LinkTiming,
+    /// Timing of every host's link to its chip's N port.
+    pub host_link: LinkTiming,
+    /// Timing of every cable between two chips.
+    pub cable: LinkTiming,
     /// Beats a sender's hard-IP TX buffer holds.
     pub tx_buffer_beats: usize,
     /// Cycles without progress, with traffic in flight, before a stall is reported.
@@ -92,7 +99,8 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Self {
-            link: LinkTiming::gen2_x8(),
+            host_link: LinkTiming::gen2_x8(),
+            cable: LinkTiming::gen2_x8(),
             tx_buffer_beats: 64,
             stall_cycles: 50_000,
             avoid_cables: Vec::new(),
@@ -111,9 +119,26 @@ pub struct Topology {
     /// Cables.
     #[serde(default)]
     pub cables: Vec<CableSpec>,
-    /// Parameters.
-    #[serde(default)]
+    /// Parameters: the defaults, or what [`Topology::set_params`] gave, with the file's
+    /// own `[params]` over them.
+    #[serde(skip)]
     pub params: Params,
+    /// The file's `[params]` as written.
+    #[serde(default, rename = "params")]
+    pub given: toml::Table,
+}
+
+/// Lays `top` over `base`: a key of both whose values are tables is merged the same way,
+/// any other key of `top` replaces `base`'s.
+fn overlay(base: &mut toml::Table, top: &toml::Table) {
+    for (k, v) in top {
+        match (base.get_mut(k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(t)) => overlay(b, t),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
 }
 
 /// A cable end resolved: node index and port.
@@ -156,6 +181,7 @@ impl Topology {
                     nodes,
                     cables,
                     params: Params::default(),
+                    given: toml::Table::new(),
                 });
             }
         }
@@ -172,6 +198,7 @@ impl Topology {
                 nodes,
                 cables,
                 params: Params::default(),
+                given: toml::Table::new(),
             });
         }
         Err(SimError::Topology(format!(
@@ -211,9 +238,27 @@ impl Topology {
 
     /// Parses a TOML topology.
     pub fn from_toml(text: &str) -> Result<Self, SimError> {
-        let t: Self = toml::from_str(text).map_err(|e| SimError::Topology(e.to_string()))?;
+        let mut t: Self = toml::from_str(text).map_err(|e| SimError::Topology(e.to_string()))?;
+        t.set_params(&Params::default())?;
         t.validate()?;
         Ok(t)
+    }
+
+    /// Takes `base` (a profile's parameters) with the file's own `[params]` laid over it,
+    /// field by field and into nested tables. The routes' avoided cables stay.
+    pub fn set_params(&mut self, base: &Params) -> Result<(), SimError> {
+        let bad = |e: &dyn std::fmt::Display| SimError::Topology(format!("[params]: {e}"));
+        let toml::Value::Table(mut merged) = toml::Value::try_from(base).map_err(|e| bad(&e))?
+        else {
+            return Err(bad(&"parameters are not a table"));
+        };
+        overlay(&mut merged, &self.given);
+        let mut params: Params = toml::Value::Table(merged).try_into().map_err(|e| bad(&e))?;
+        if !self.given.contains_key("avoid_cables") {
+            params.avoid_cables = std::mem::take(&mut self.params.avoid_cables);
+        }
+        self.params = params;
+        Ok(())
     }
 
     /// A preset name or a path to a TOML file.

@@ -92,3 +92,49 @@ fn presets_have_the_documented_shape() {
     assert_eq!(d.hops(7, 0).unwrap(), Some(7));
     assert_eq!(g.hops(7, 0).unwrap(), Some(1));
 }
+
+/// A file gives only the parameters it changes, nested fields included; everything else
+/// comes from the parameters the topology gets (a profile's), and the file wins.
+#[test]
+fn a_files_params_lie_over_the_profiles_field_by_field() {
+    use pcie_model::link::timing::LinkTiming;
+    use pcie_model::time::Picos;
+    use peach2_sim::topology::Params;
+    let text = format!("{TRIANGLE}cable = {{ cable_latency = 20000 }}\n");
+    let mut t = Topology::from_toml(&text).unwrap();
+    let gen2 = LinkTiming::gen2_x8();
+    assert_eq!(t.params.cable.cable_latency, Picos::from_ns(20));
+    assert_eq!(
+        t.params.cable.tx_latency, gen2.tx_latency,
+        "left out: the default"
+    );
+    assert_eq!(t.params.host_link, gen2, "host links have their own timing");
+
+    let mut profile = Params::default();
+    profile.host_link.tx_latency = Picos::from_ns(40);
+    profile.cable.tx_latency = Picos::from_ns(40);
+    profile.cable.cable_latency = Picos::from_ns(5);
+    profile.tx_buffer_beats = 99;
+    t = t.with_dateline().unwrap();
+    let avoided = t.params.avoid_cables.clone();
+    t.set_params(&profile).unwrap();
+    assert_eq!(
+        t.params.cable.cable_latency,
+        Picos::from_ns(20),
+        "the file's"
+    );
+    assert_eq!(
+        t.params.cable.tx_latency,
+        Picos::from_ns(40),
+        "the profile's"
+    );
+    assert_eq!(t.params.host_link.tx_latency, Picos::from_ns(40));
+    assert_eq!(t.params.tx_buffer_beats, 32, "the file's");
+    assert_eq!(t.params.avoid_cables, avoided, "routing stays");
+
+    let bad = format!("{TRIANGLE}cable = {{ cable_latncy = 1 }}\n");
+    assert!(matches!(
+        Topology::from_toml(&bad),
+        Err(SimError::Topology(m)) if m.contains("cable_latncy")
+    ));
+}

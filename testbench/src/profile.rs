@@ -11,6 +11,7 @@ use pcie_model::read_server::ReadServerConfig;
 use pcie_model::time::{Cycles, Picos};
 use peach2_regmap::dma::{channel_reg, CHANNELS, CH_CONTROL};
 use peach2_sim::topology::{Params, Topology};
+use peach2_sim::SimError;
 
 /// What the simulated CPU's actions cost, in 250 MHz core cycles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,15 +99,10 @@ const HA_PACS_SOFTWARE: HostSoftware = HostSoftware {
 };
 
 impl Profile {
-    /// Gives `topology` this profile's links, host and GPU models; its routing (cables
-    /// to avoid) and stall limit stay.
-    pub fn apply(&self, topology: &mut Topology) {
-        let keep = (
-            topology.params.stall_cycles,
-            std::mem::take(&mut topology.params.avoid_cables),
-        );
-        topology.params = self.params.clone();
-        (topology.params.stall_cycles, topology.params.avoid_cables) = keep;
+    /// Gives `topology` this profile's links, host and GPU models, under what its file
+    /// sets itself; its routing (cables to avoid) stays.
+    pub fn apply(&self, topology: &mut Topology) -> Result<(), SimError> {
+        topology.set_params(&self.params)
     }
 
     /// The profile named `name`, if any.
@@ -142,7 +138,9 @@ impl Profile {
     /// RTL; each other value and where it comes from (1 cycle = 4 ns):
     ///
     /// - **Links**: Gen2 x8, Ack every 3 and UpdateFC every 4 TLPs (pcie-model defaults,
-    ///   from the spec's AckFactor); hard IP TX 40 ns and RX 40 ns, cable 5 ns. Altera
+    ///   from the spec's AckFactor); hard IP TX 40 ns and RX 40 ns, cable 5 ns, the same
+    ///   for hosts' links and for cables between chips (each has its own parameters;
+    ///   nothing measured tells them apart yet). Altera
     ///   does not publish Stratix IV hard-IP latencies; the bound comes from the paper:
     ///   host descriptors add one descriptor read (N link up and down plus the host's
     ///   read latency plus the RTL's fetch path) and the paper measures +0.2 us. With
@@ -186,7 +184,8 @@ impl Profile {
         Profile {
             name: "ha-pacs",
             params: Params {
-                link,
+                host_link: link.clone(),
+                cable: link,
                 host_read,
                 gpu,
                 ..Params::default()

@@ -55,7 +55,7 @@ impl SimSystem {
         profile: &Profile,
         setup: impl FnOnce(&mut Cluster) -> Result<(), SimError>,
     ) -> Result<SimSystem, SimError> {
-        profile.apply(&mut topology);
+        profile.apply(&mut topology)?;
         let mut cluster = Cluster::new(topology, Backend::Verilated)?;
         setup(&mut cluster)?;
         bring_up(&mut cluster)?;
