@@ -30,6 +30,7 @@
 //!
 //! Roles: N and E are endpoints, W is a root complex, S follows `s_role_rc`.
 
+use crate::csr::bus::{CsrBus, CsrSplit};
 use crate::csr::counters::PortCounters;
 use crate::csr::dma_regs::DmaRegs;
 use crate::csr::regs::{CsrRegs, TARGETS};
@@ -177,6 +178,7 @@ pub struct Peach2Core {
     xbar: Crossbar,
     completer: InternalCompleter,
     notify: NotifyStore,
+    csr_split: CsrSplit,
     imux: InternalMux,
     dmac: Dmac,
     dma_regs: DmaRegs,
@@ -201,6 +203,7 @@ impl Peach2Core {
             xbar: Crossbar::new(),
             completer: Default::default(),
             notify: Default::default(),
+            csr_split: Default::default(),
             imux: Default::default(),
             dmac: Dmac::new(),
             dma_regs: Default::default(),
@@ -642,15 +645,6 @@ impl Logic for Peach2Core {
         self.dmac.routes.node_id.next = self.regs.node_id.val();
         self.dmac.routes.route_table.next = self.regs.route_table.val();
         self.dmac.routes.port_ready.next = self.port_ready.val();
-        self.dmac.csr_wr_en.next = self.completer.csr_wr_en.val();
-        self.dmac.csr_wr_addr.next = self.completer.csr_wr_addr.val();
-        self.dmac.csr_wr_data.next = self.completer.csr_wr_data.val();
-        self.dmac.csr_wr_be.next = self.completer.csr_wr_be.val();
-        self.dma_regs.wr_en.next = self.completer.csr_wr_en.val();
-        self.dma_regs.wr_addr.next = self.completer.csr_wr_addr.val();
-        self.dma_regs.wr_data.next = self.completer.csr_wr_data.val();
-        self.dma_regs.wr_be.next = self.completer.csr_wr_be.val();
-        self.dma_regs.rd_addr.next = self.completer.csr_rd_addr.val();
         self.dmac.chain_limit.next = self.dma_regs.chain_limit.val();
         self.dmac.cpl_timeout.next = self.dma_regs.cpl_timeout.val();
         self.dmac.msi_addr.next = self.dma_regs.msi_addr.val();
@@ -668,19 +662,13 @@ impl Logic for Peach2Core {
             self.dma_regs.current[c].next = self.dmac.current[c].val();
         }
         self.completer.completer_id.next = self.link[0].device_id.val();
-        self.regs.wr_en.next = self.completer.csr_wr_en.val();
-        self.regs.wr_addr.next = self.completer.csr_wr_addr.val();
-        self.regs.wr_data.next = self.completer.csr_wr_data.val();
-        self.regs.wr_be.next = self.completer.csr_wr_be.val();
-        self.regs.rd_addr.next = self.completer.csr_rd_addr.val();
         self.notify.clock.next = self.clk.val();
-        self.notify.wr_en.next = self.completer.csr_wr_en.val();
-        self.notify.wr_addr.next = self.completer.csr_wr_addr.val();
-        self.notify.wr_data.next = self.completer.csr_wr_data.val();
-        self.notify.wr_be.next = self.completer.csr_wr_be.val();
-        self.notify.rd_addr.next = self.completer.csr_rd_addr.val();
-        self.completer.csr_rd_data.next =
-            self.regs.rd_data.val() | self.dma_regs.rd_data.val() | self.notify.rd_data.val();
+        // The CSR bus: the completer's accesses to every target.
+        CsrBus::join(&mut self.completer.csr, &mut self.csr_split.from_completer);
+        CsrBus::join(&mut self.csr_split.to_targets[0], &mut self.regs.csr);
+        CsrBus::join(&mut self.csr_split.to_targets[1], &mut self.dma_regs.csr);
+        CsrBus::join(&mut self.csr_split.to_targets[2], &mut self.dmac.csr);
+        CsrBus::join(&mut self.csr_split.to_targets[3], &mut self.notify.csr);
         self.regs.cpl_unexpected.next =
             self.completer.cpl_unexpected.val() || self.dmac.cpl_unexpected.val();
     }

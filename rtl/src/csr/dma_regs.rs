@@ -3,6 +3,7 @@
 //! channels' status. Reads of offsets outside the DMA map return 0 (the chip ORs this
 //! block's read data with the other register file's).
 
+use super::bus::CsrTarget;
 use rust_hdl::prelude::*;
 
 /// The DMA register file.
@@ -12,18 +13,8 @@ pub struct DmaRegs {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
-    /// Write strobe.
-    pub wr_en: Signal<In, Bit>,
-    /// Write DW index.
-    pub wr_addr: Signal<In, Bits<14>>,
-    /// Write data.
-    pub wr_data: Signal<In, Bits<32>>,
-    /// Write byte enables.
-    pub wr_be: Signal<In, Bits<4>>,
-    /// Read DW index.
-    pub rd_addr: Signal<In, Bits<14>>,
-    /// Read data (combinational; 0 outside the DMA map).
-    pub rd_data: Signal<Out, Bits<32>>,
+    /// BAR0 accesses.
+    pub csr: CsrTarget,
     /// Per channel: start pulse (`CONTROL` written with bit 0).
     pub start: [Signal<Out, Bit>; 4],
     /// Per channel: `CONTROL` bit 1 of that write.
@@ -61,7 +52,6 @@ pub struct DmaRegs {
     rx_a: [DFF<Bits<64>>; 4],
     self_a: [DFF<Bits<64>>; 4],
     value: [DFF<Bits<32>>; 4],
-    wmask: Signal<Local, Bits<32>>,
     wd: Signal<Local, Bits<32>>,
     wmask_lo: Signal<Local, Bits<64>>,
     wmask_hi: Signal<Local, Bits<64>>,
@@ -83,22 +73,9 @@ impl Logic for DmaRegs {
             self.value[c].clock.next = self.clock.val();
             self.value[c].d.next = self.value[c].q.val();
         }
-        self.wmask.next = 0.into();
-        if self.wr_be.val().get_bit(0) {
-            self.wmask.next = self.wmask.val() | 0xFF;
-        }
-        if self.wr_be.val().get_bit(1) {
-            self.wmask.next = self.wmask.val() | 0xFF00;
-        }
-        if self.wr_be.val().get_bit(2) {
-            self.wmask.next = self.wmask.val() | 0xFF_0000;
-        }
-        if self.wr_be.val().get_bit(3) {
-            self.wmask.next = self.wmask.val() | 0xFF00_0000u64;
-        }
-        self.wd.next = self.wr_data.val() & self.wmask.val();
-        self.wmask_lo.next = bit_cast::<64, 32>(self.wmask.val());
-        self.wmask_hi.next = bit_cast::<64, 32>(self.wmask.val()) << 32;
+        self.wd.next = self.csr.wr_data.val() & self.csr.wr_mask.val();
+        self.wmask_lo.next = bit_cast::<64, 32>(self.csr.wr_mask.val());
+        self.wmask_hi.next = bit_cast::<64, 32>(self.csr.wr_mask.val()) << 32;
         self.wd_lo.next = bit_cast::<64, 32>(self.wd.val());
         self.wd_hi.next = bit_cast::<64, 32>(self.wd.val()) << 32;
 
@@ -109,115 +86,120 @@ impl Logic for DmaRegs {
         self.msi_data.next = self.msi_d.q.val();
         for c in 0..4 {
             self.start[c].next = false;
-            self.start_host[c].next = self.wr_data.val().get_bit(1);
-            self.start_index[c].next = self.wr_data.val().get_bits::<10>(16);
+            self.start_host[c].next = self.csr.wr_data.val().get_bit(1);
+            self.start_index[c].next = self.csr.wr_data.val().get_bits::<10>(16);
             self.desc_base[c].next = self.desc_a[c].q.val();
             self.notify_rx_addr[c].next = self.rx_a[c].q.val();
             self.notify_self_addr[c].next = self.self_a[c].q.val();
             self.notify_value[c].next = self.value[c].q.val();
         }
 
-        if self.wr_en.val() {
-            if self.wr_addr.val() == 0x400 {
-                self.limit.d.next = (self.limit.q.val() & !self.wmask.val()) | self.wd.val();
+        if self.csr.wr_en.val() {
+            if self.csr.wr_addr.val() == 0x400 {
+                self.limit.d.next = (self.limit.q.val() & !self.csr.wr_mask.val()) | self.wd.val();
             }
-            if self.wr_addr.val() == 0x401 {
-                self.timeout.d.next = (self.timeout.q.val() & !self.wmask.val()) | self.wd.val();
+            if self.csr.wr_addr.val() == 0x401 {
+                self.timeout.d.next =
+                    (self.timeout.q.val() & !self.csr.wr_mask.val()) | self.wd.val();
             }
-            if self.wr_addr.val() == 0x402 {
-                self.msi_lo.d.next = (self.msi_lo.q.val() & !self.wmask.val()) | self.wd.val();
+            if self.csr.wr_addr.val() == 0x402 {
+                self.msi_lo.d.next =
+                    (self.msi_lo.q.val() & !self.csr.wr_mask.val()) | self.wd.val();
             }
-            if self.wr_addr.val() == 0x403 {
-                self.msi_hi.d.next = (self.msi_hi.q.val() & !self.wmask.val()) | self.wd.val();
+            if self.csr.wr_addr.val() == 0x403 {
+                self.msi_hi.d.next =
+                    (self.msi_hi.q.val() & !self.csr.wr_mask.val()) | self.wd.val();
             }
-            if self.wr_addr.val() == 0x404 {
-                self.msi_d.d.next = (self.msi_d.q.val() & !self.wmask.val()) | self.wd.val();
+            if self.csr.wr_addr.val() == 0x404 {
+                self.msi_d.d.next = (self.msi_d.q.val() & !self.csr.wr_mask.val()) | self.wd.val();
             }
             for c in 0..4 {
                 // Channel c's registers are DW 0x440 + 0x10c + (byte offset / 4).
-                if (self.wr_addr.val().index() == 0x440 + 0x10 * c) && self.wr_be.val().get_bit(0) {
-                    self.start[c].next = self.wr_data.val().get_bit(0);
+                if (self.csr.wr_addr.val().index() == 0x440 + 0x10 * c)
+                    && self.csr.wr_be.val().get_bit(0)
+                {
+                    self.start[c].next = self.csr.wr_data.val().get_bit(0);
                 }
-                if self.wr_addr.val().index() == 0x445 + 0x10 * c {
+                if self.csr.wr_addr.val().index() == 0x445 + 0x10 * c {
                     self.desc_a[c].d.next =
                         (self.desc_a[c].q.val() & !self.wmask_lo.val()) | self.wd_lo.val();
                 }
-                if self.wr_addr.val().index() == 0x446 + 0x10 * c {
+                if self.csr.wr_addr.val().index() == 0x446 + 0x10 * c {
                     self.desc_a[c].d.next =
                         (self.desc_a[c].q.val() & !self.wmask_hi.val()) | self.wd_hi.val();
                 }
-                if self.wr_addr.val().index() == 0x447 + 0x10 * c {
+                if self.csr.wr_addr.val().index() == 0x447 + 0x10 * c {
                     self.rx_a[c].d.next =
                         (self.rx_a[c].q.val() & !self.wmask_lo.val()) | self.wd_lo.val();
                 }
-                if self.wr_addr.val().index() == 0x448 + 0x10 * c {
+                if self.csr.wr_addr.val().index() == 0x448 + 0x10 * c {
                     self.rx_a[c].d.next =
                         (self.rx_a[c].q.val() & !self.wmask_hi.val()) | self.wd_hi.val();
                 }
-                if self.wr_addr.val().index() == 0x449 + 0x10 * c {
+                if self.csr.wr_addr.val().index() == 0x449 + 0x10 * c {
                     self.self_a[c].d.next =
                         (self.self_a[c].q.val() & !self.wmask_lo.val()) | self.wd_lo.val();
                 }
-                if self.wr_addr.val().index() == 0x44A + 0x10 * c {
+                if self.csr.wr_addr.val().index() == 0x44A + 0x10 * c {
                     self.self_a[c].d.next =
                         (self.self_a[c].q.val() & !self.wmask_hi.val()) | self.wd_hi.val();
                 }
-                if self.wr_addr.val().index() == 0x44B + 0x10 * c {
+                if self.csr.wr_addr.val().index() == 0x44B + 0x10 * c {
                     self.value[c].d.next =
-                        (self.value[c].q.val() & !self.wmask.val()) | self.wd.val();
+                        (self.value[c].q.val() & !self.csr.wr_mask.val()) | self.wd.val();
                 }
             }
         }
 
-        self.rd_data.next = 0.into();
-        if self.rd_addr.val() == 0x400 {
-            self.rd_data.next = self.limit.q.val();
+        self.csr.rd_data.next = 0.into();
+        if self.csr.rd_addr.val() == 0x400 {
+            self.csr.rd_data.next = self.limit.q.val();
         }
-        if self.rd_addr.val() == 0x401 {
-            self.rd_data.next = self.timeout.q.val();
+        if self.csr.rd_addr.val() == 0x401 {
+            self.csr.rd_data.next = self.timeout.q.val();
         }
-        if self.rd_addr.val() == 0x402 {
-            self.rd_data.next = self.msi_lo.q.val();
+        if self.csr.rd_addr.val() == 0x402 {
+            self.csr.rd_data.next = self.msi_lo.q.val();
         }
-        if self.rd_addr.val() == 0x403 {
-            self.rd_data.next = self.msi_hi.q.val();
+        if self.csr.rd_addr.val() == 0x403 {
+            self.csr.rd_data.next = self.msi_hi.q.val();
         }
-        if self.rd_addr.val() == 0x404 {
-            self.rd_data.next = self.msi_d.q.val();
+        if self.csr.rd_addr.val() == 0x404 {
+            self.csr.rd_data.next = self.msi_d.q.val();
         }
         for c in 0..4 {
-            if self.rd_addr.val().index() == 0x441 + 0x10 * c {
-                self.rd_data.next = self.status[c].val();
+            if self.csr.rd_addr.val().index() == 0x441 + 0x10 * c {
+                self.csr.rd_data.next = self.status[c].val();
             }
-            if self.rd_addr.val().index() == 0x442 + 0x10 * c {
-                self.rd_data.next = self.count[c].val();
+            if self.csr.rd_addr.val().index() == 0x442 + 0x10 * c {
+                self.csr.rd_data.next = self.count[c].val();
             }
-            if self.rd_addr.val().index() == 0x443 + 0x10 * c {
-                self.rd_data.next = self.current[c].val().get_bits::<32>(0);
+            if self.csr.rd_addr.val().index() == 0x443 + 0x10 * c {
+                self.csr.rd_data.next = self.current[c].val().get_bits::<32>(0);
             }
-            if self.rd_addr.val().index() == 0x444 + 0x10 * c {
-                self.rd_data.next = self.current[c].val().get_bits::<32>(32);
+            if self.csr.rd_addr.val().index() == 0x444 + 0x10 * c {
+                self.csr.rd_data.next = self.current[c].val().get_bits::<32>(32);
             }
-            if self.rd_addr.val().index() == 0x445 + 0x10 * c {
-                self.rd_data.next = self.desc_a[c].q.val().get_bits::<32>(0);
+            if self.csr.rd_addr.val().index() == 0x445 + 0x10 * c {
+                self.csr.rd_data.next = self.desc_a[c].q.val().get_bits::<32>(0);
             }
-            if self.rd_addr.val().index() == 0x446 + 0x10 * c {
-                self.rd_data.next = self.desc_a[c].q.val().get_bits::<32>(32);
+            if self.csr.rd_addr.val().index() == 0x446 + 0x10 * c {
+                self.csr.rd_data.next = self.desc_a[c].q.val().get_bits::<32>(32);
             }
-            if self.rd_addr.val().index() == 0x447 + 0x10 * c {
-                self.rd_data.next = self.rx_a[c].q.val().get_bits::<32>(0);
+            if self.csr.rd_addr.val().index() == 0x447 + 0x10 * c {
+                self.csr.rd_data.next = self.rx_a[c].q.val().get_bits::<32>(0);
             }
-            if self.rd_addr.val().index() == 0x448 + 0x10 * c {
-                self.rd_data.next = self.rx_a[c].q.val().get_bits::<32>(32);
+            if self.csr.rd_addr.val().index() == 0x448 + 0x10 * c {
+                self.csr.rd_data.next = self.rx_a[c].q.val().get_bits::<32>(32);
             }
-            if self.rd_addr.val().index() == 0x449 + 0x10 * c {
-                self.rd_data.next = self.self_a[c].q.val().get_bits::<32>(0);
+            if self.csr.rd_addr.val().index() == 0x449 + 0x10 * c {
+                self.csr.rd_data.next = self.self_a[c].q.val().get_bits::<32>(0);
             }
-            if self.rd_addr.val().index() == 0x44A + 0x10 * c {
-                self.rd_data.next = self.self_a[c].q.val().get_bits::<32>(32);
+            if self.csr.rd_addr.val().index() == 0x44A + 0x10 * c {
+                self.csr.rd_data.next = self.self_a[c].q.val().get_bits::<32>(32);
             }
-            if self.rd_addr.val().index() == 0x44B + 0x10 * c {
-                self.rd_data.next = self.value[c].q.val();
+            if self.csr.rd_addr.val().index() == 0x44B + 0x10 * c {
+                self.csr.rd_data.next = self.value[c].q.val();
             }
         }
 

@@ -1,9 +1,10 @@
 //! The chip's control and status registers (BAR0; the map is `peach2_regmap::csr`).
 //!
-//! `regs` holds the register file and its read mux; `counters` counts one port's
-//! traffic. Reads and writes arrive as TLPs at the internal completer, which turns them
+//! `bus` is the CSR bus every BAR0 target hangs on; `regs` holds the register file and
+//! its read mux; `dma_regs` the DMA's registers; `counters` counts one port's traffic. Reads and writes arrive as TLPs at the internal completer, which turns them
 //! into register accesses.
 
+pub mod bus;
 pub mod counters;
 pub mod dma_regs;
 pub mod regs;

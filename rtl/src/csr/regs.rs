@@ -2,6 +2,7 @@
 //! the status the rest of the chip reports. Offsets are DW indices (byte offset / 4) of
 //! the map in `peach2_regmap::csr`; the tests check every one against that map.
 
+use super::bus::CsrTarget;
 use rust_hdl::prelude::*;
 
 /// Number of translated targets (host, GPU 0..3).
@@ -14,18 +15,8 @@ pub struct CsrRegs {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high: registers to their reset values.
     pub reset: Signal<In, Bit>,
-    /// Write strobe.
-    pub wr_en: Signal<In, Bit>,
-    /// Write DW index.
-    pub wr_addr: Signal<In, Bits<14>>,
-    /// Write data.
-    pub wr_data: Signal<In, Bits<32>>,
-    /// Write byte enables.
-    pub wr_be: Signal<In, Bits<4>>,
-    /// Read DW index.
-    pub rd_addr: Signal<In, Bits<14>>,
-    /// Read data (combinational).
-    pub rd_data: Signal<Out, Bits<32>>,
+    /// BAR0 accesses.
+    pub csr: CsrTarget,
     /// `NODE_ID`.
     pub node_id: Signal<Out, Bits<4>>,
     /// `ROUTE[0..15]` packed: entry n in bits 3n+2..3n (valid, port).
@@ -48,7 +39,6 @@ pub struct CsrRegs {
     target: [DFF<Bits<64>>; TARGETS],
     target_ctrl: DFF<Bits<5>>,
     unexpected: DFF<Bits<32>>,
-    wmask: Signal<Local, Bits<32>>,
     node_merged: Signal<Local, Bits<32>>,
     route_next: Signal<Local, Bits<48>>,
     wmask_lo: Signal<Local, Bits<64>>,
@@ -68,12 +58,7 @@ impl Default for CsrRegs {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            wr_en: Default::default(),
-            wr_addr: Default::default(),
-            wr_data: Default::default(),
-            wr_be: Default::default(),
-            rd_addr: Default::default(),
-            rd_data: Default::default(),
+            csr: Default::default(),
             node_id: Default::default(),
             route_table: Default::default(),
             target_base: array_init::array_init(|_| Default::default()),
@@ -88,7 +73,6 @@ impl Default for CsrRegs {
             target: array_init::array_init(|_| Default::default()),
             target_ctrl: Default::default(),
             unexpected: Default::default(),
-            wmask: Default::default(),
             node_merged: Default::default(),
             route_next: Default::default(),
             wmask_lo: Default::default(),
@@ -118,71 +102,59 @@ impl Logic for CsrRegs {
         self.route_table.next = self.route.q.val();
         self.target_enable.next = self.target_ctrl.q.val();
 
-        self.wmask.next = 0.into();
-        if self.wr_be.val().get_bit(0) {
-            self.wmask.next = self.wmask.val() | 0xFF;
-        }
-        if self.wr_be.val().get_bit(1) {
-            self.wmask.next = self.wmask.val() | 0xFF00;
-        }
-        if self.wr_be.val().get_bit(2) {
-            self.wmask.next = self.wmask.val() | 0xFF_0000;
-        }
-        if self.wr_be.val().get_bit(3) {
-            self.wmask.next = self.wmask.val() | 0xFF00_0000u64;
-        }
+        self.wmask_lo.next = bit_cast::<64, 32>(self.csr.wr_mask.val());
+        self.wmask_hi.next = bit_cast::<64, 32>(self.csr.wr_mask.val()) << 32;
+        self.wr_data64.next = bit_cast::<64, 32>(self.csr.wr_data.val())
+            | (bit_cast::<64, 32>(self.csr.wr_data.val()) << 32);
 
-        self.wmask_lo.next = bit_cast::<64, 32>(self.wmask.val());
-        self.wmask_hi.next = bit_cast::<64, 32>(self.wmask.val()) << 32;
-        self.wr_data64.next =
-            bit_cast::<64, 32>(self.wr_data.val()) | (bit_cast::<64, 32>(self.wr_data.val()) << 32);
-
-        self.node_merged.next = (bit_cast::<32, 4>(self.node.q.val()) & !self.wmask.val())
-            | (self.wr_data.val() & self.wmask.val());
+        self.node_merged.next = (bit_cast::<32, 4>(self.node.q.val()) & !self.csr.wr_mask.val())
+            | (self.csr.wr_data.val() & self.csr.wr_mask.val());
         self.route_next.next = self.route.q.val();
 
-        if self.wr_en.val() {
-            if self.wr_addr.val() == 0x2 {
+        if self.csr.wr_en.val() {
+            if self.csr.wr_addr.val() == 0x2 {
                 self.node.d.next = self.node_merged.val().get_bits::<4>(0);
             }
-            if self.wr_addr.val() == 0x3 {
-                self.scratch.d.next = (self.scratch.q.val() & !self.wmask.val())
-                    | (self.wr_data.val() & self.wmask.val());
+            if self.csr.wr_addr.val() == 0x3 {
+                self.scratch.d.next = (self.scratch.q.val() & !self.csr.wr_mask.val())
+                    | (self.csr.wr_data.val() & self.csr.wr_mask.val());
             }
             for n in 0..16 {
                 // ROUTE[n]: valid is bit 31 (byte 3), port bits 1:0 (byte 0).
-                if self.wr_addr.val().index() == 0x40 + n {
-                    if self.wr_be.val().get_bit(0) {
+                if self.csr.wr_addr.val().index() == 0x40 + n {
+                    if self.csr.wr_be.val().get_bit(0) {
                         self.route_next.next = self
                             .route_next
                             .val()
-                            .replace_bit(3 * n, self.wr_data.val().get_bit(0))
-                            .replace_bit(3 * n + 1, self.wr_data.val().get_bit(1));
+                            .replace_bit(3 * n, self.csr.wr_data.val().get_bit(0))
+                            .replace_bit(3 * n + 1, self.csr.wr_data.val().get_bit(1));
                     }
-                    if self.wr_be.val().get_bit(3) {
+                    if self.csr.wr_be.val().get_bit(3) {
                         self.route_next.next = self
                             .route_next
                             .val()
-                            .replace_bit(3 * n + 2, self.wr_data.val().get_bit(31));
+                            .replace_bit(3 * n + 2, self.csr.wr_data.val().get_bit(31));
                     }
                     self.route.d.next = self.route_next.val();
                 }
             }
             for t in 0..TARGETS {
-                if self.wr_addr.val().index() == 0x80 + 4 * t {
+                if self.csr.wr_addr.val().index() == 0x80 + 4 * t {
                     self.target[t].d.next = (self.target[t].q.val() & !self.wmask_lo.val())
                         | (self.wr_data64.val() & self.wmask_lo.val());
                 }
-                if self.wr_addr.val().index() == 0x81 + 4 * t {
+                if self.csr.wr_addr.val().index() == 0x81 + 4 * t {
                     self.target[t].d.next = (self.target[t].q.val() & !self.wmask_hi.val())
                         | (self.wr_data64.val() & self.wmask_hi.val());
                 }
-                if (self.wr_addr.val().index() == 0x82 + 4 * t) && self.wr_be.val().get_bit(0) {
+                if (self.csr.wr_addr.val().index() == 0x82 + 4 * t)
+                    && self.csr.wr_be.val().get_bit(0)
+                {
                     self.target_ctrl.d.next = self
                         .target_ctrl
                         .q
                         .val()
-                        .replace_bit(t, self.wr_data.val().get_bit(0));
+                        .replace_bit(t, self.csr.wr_data.val().get_bit(0));
                 }
             }
         }
@@ -190,63 +162,63 @@ impl Logic for CsrRegs {
             self.unexpected.d.next = self.unexpected.q.val() + 1;
         }
 
-        self.rd_data.next = 0.into();
-        if self.rd_addr.val() == 0x0 {
-            self.rd_data.next = self.id_value.val();
+        self.csr.rd_data.next = 0.into();
+        if self.csr.rd_addr.val() == 0x0 {
+            self.csr.rd_data.next = self.id_value.val();
         }
-        if self.rd_addr.val() == 0x1 {
-            self.rd_data.next = self.version_value.val();
+        if self.csr.rd_addr.val() == 0x1 {
+            self.csr.rd_data.next = self.version_value.val();
         }
-        if self.rd_addr.val() == 0x2 {
-            self.rd_data.next = bit_cast::<32, 4>(self.node.q.val());
+        if self.csr.rd_addr.val() == 0x2 {
+            self.csr.rd_data.next = bit_cast::<32, 4>(self.node.q.val());
         }
-        if self.rd_addr.val() == 0x3 {
-            self.rd_data.next = self.scratch.q.val();
+        if self.csr.rd_addr.val() == 0x3 {
+            self.csr.rd_data.next = self.scratch.q.val();
         }
         self.rd_route.next = 0.into();
         self.rd_route_hit.next = false;
         for n in 0..16 {
-            if self.rd_addr.val().index() == 0x40 + n {
+            if self.csr.rd_addr.val().index() == 0x40 + n {
                 self.rd_route.next = self.route.q.val().get_bits::<3>(3 * n);
                 self.rd_route_hit.next = true;
             }
         }
         if self.rd_route_hit.val() {
-            self.rd_data.next = (bit_cast::<32, 1>(self.rd_route.val().get_bits::<1>(2)) << 31)
+            self.csr.rd_data.next = (bit_cast::<32, 1>(self.rd_route.val().get_bits::<1>(2)) << 31)
                 | bit_cast::<32, 2>(self.rd_route.val().get_bits::<2>(0));
         }
         self.rd_ctrl.next = false;
         self.rd_ctrl_hit.next = false;
         for t in 0..TARGETS {
-            if self.rd_addr.val().index() == 0x80 + 4 * t {
-                self.rd_data.next = self.target[t].q.val().get_bits::<32>(0);
+            if self.csr.rd_addr.val().index() == 0x80 + 4 * t {
+                self.csr.rd_data.next = self.target[t].q.val().get_bits::<32>(0);
             }
-            if self.rd_addr.val().index() == 0x81 + 4 * t {
-                self.rd_data.next = self.target[t].q.val().get_bits::<32>(32);
+            if self.csr.rd_addr.val().index() == 0x81 + 4 * t {
+                self.csr.rd_data.next = self.target[t].q.val().get_bits::<32>(32);
             }
-            if self.rd_addr.val().index() == 0x82 + 4 * t {
+            if self.csr.rd_addr.val().index() == 0x82 + 4 * t {
                 self.rd_ctrl.next = self.target_ctrl.q.val().get_bit(t);
                 self.rd_ctrl_hit.next = true;
             }
         }
         if self.rd_ctrl_hit.val() {
-            self.rd_data.next = bit_cast::<32, 1>(self.rd_ctrl.val().into());
+            self.csr.rd_data.next = bit_cast::<32, 1>(self.rd_ctrl.val().into());
         }
         for p in 0..4 {
-            if self.rd_addr.val().index() == 0x100 + 0x10 * p {
-                self.rd_data.next = self.port_status[p].val();
+            if self.csr.rd_addr.val().index() == 0x100 + 0x10 * p {
+                self.csr.rd_data.next = self.port_status[p].val();
             }
-            if self.rd_addr.val().index() == 0x108 + 0x10 * p {
-                self.rd_data.next = self.port_config[p].val();
+            if self.csr.rd_addr.val().index() == 0x108 + 0x10 * p {
+                self.csr.rd_data.next = self.port_config[p].val();
             }
             for k in 0..7 {
-                if self.rd_addr.val().index() == 0x101 + 0x10 * p + k {
-                    self.rd_data.next = self.port_counters[7 * p + k].val();
+                if self.csr.rd_addr.val().index() == 0x101 + 0x10 * p + k {
+                    self.csr.rd_data.next = self.port_counters[7 * p + k].val();
                 }
             }
         }
-        if self.rd_addr.val() == 0x140 {
-            self.rd_data.next = self.unexpected.q.val();
+        if self.csr.rd_addr.val() == 0x140 {
+            self.csr.rd_data.next = self.unexpected.q.val();
         }
 
         if self.reset.val() {

@@ -5,18 +5,22 @@ use crate::harness::Stepper;
 use peach2_regmap::csr::*;
 
 fn write(s: &mut Stepper<CsrRegs>, byte_offset: u32, data: u32, be: u64) {
-    s.uut.wr_en.next = true;
-    s.uut.wr_addr.next = u64::from(byte_offset / 4).into();
-    s.uut.wr_data.next = u64::from(data).into();
-    s.uut.wr_be.next = be.into();
+    let mask = (0..4)
+        .filter(|k| be >> k & 1 == 1)
+        .fold(0u64, |m, k| m | 0xFF << (8 * k));
+    s.uut.csr.wr_en.next = true;
+    s.uut.csr.wr_addr.next = u64::from(byte_offset / 4).into();
+    s.uut.csr.wr_data.next = u64::from(data).into();
+    s.uut.csr.wr_be.next = be.into();
+    s.uut.csr.wr_mask.next = mask.into();
     s.tick();
-    s.uut.wr_en.next = false;
+    s.uut.csr.wr_en.next = false;
 }
 
 fn read(s: &mut Stepper<CsrRegs>, byte_offset: u32) -> u32 {
-    s.uut.rd_addr.next = u64::from(byte_offset / 4).into();
+    s.uut.csr.rd_addr.next = u64::from(byte_offset / 4).into();
     s.settle();
-    s.uut.rd_data.val().to_u64() as u32
+    s.uut.csr.rd_data.val().to_u64() as u32
 }
 
 fn regs() -> Stepper<CsrRegs> {

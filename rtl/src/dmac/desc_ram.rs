@@ -7,6 +7,7 @@
 //! channel can starve another); the descriptor appears on `desc` one cycle after the grant,
 //! with `desc_valid` set for the granted channel.
 
+use crate::csr::bus::CsrTarget;
 use rust_hdl::prelude::*;
 
 /// The descriptor memory.
@@ -16,14 +17,9 @@ pub struct DescRam {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high (the memory keeps its contents).
     pub reset: Signal<In, Bit>,
-    /// BAR0 write strobe (from the internal completer).
-    pub wr_en: Signal<In, Bit>,
-    /// BAR0 write DW index (the descriptor window is DW 0x2000..0x3FFF).
-    pub wr_addr: Signal<In, Bits<14>>,
-    /// BAR0 write data (register order: byte 0 in bits 7:0).
-    pub wr_data: Signal<In, Bits<32>>,
-    /// BAR0 write byte enables.
-    pub wr_be: Signal<In, Bits<4>>,
+    /// BAR0 accesses: writes of the descriptor window (DW 0x2000..0x3FFF); reads are
+    /// answered with 0.
+    pub csr: CsrTarget,
     /// Per channel: a descriptor read is wanted.
     pub req: Signal<In, Bits<4>>,
     /// Per channel: the descriptor index wanted.
@@ -62,13 +58,14 @@ impl Logic for DescRam {
             self.banks[k].read_clock.next = self.clock.val();
             self.banks[k].write_clock.next = self.clock.val();
             self.banks[k].read_address.next = self.rd_index.val();
-            self.banks[k].write_address.next = self.wr_addr.val().get_bits::<10>(3);
-            self.banks[k].write_data.next = self.wr_data.val();
-            self.banks[k].write_enable.next = self.wr_en.val()
-                && self.wr_addr.val().get_bit(13)
-                && (self.wr_be.val() == 0xF)
-                && (self.wr_addr.val().get_bits::<3>(0).index() == k);
+            self.banks[k].write_address.next = self.csr.wr_addr.val().get_bits::<10>(3);
+            self.banks[k].write_data.next = self.csr.wr_data.val();
+            self.banks[k].write_enable.next = self.csr.wr_en.val()
+                && self.csr.wr_addr.val().get_bit(13)
+                && (self.csr.wr_be.val() == 0xF)
+                && (self.csr.wr_addr.val().get_bits::<3>(0).index() == k);
         }
+        self.csr.rd_data.next = 0.into();
         self.desc.next = bit_cast::<256, 32>(self.banks[0].read_data.val())
             | (bit_cast::<256, 32>(self.banks[1].read_data.val()) << 32)
             | (bit_cast::<256, 32>(self.banks[2].read_data.val()) << 64)

@@ -46,6 +46,7 @@ mod notify_tests;
 #[cfg(test)]
 mod tests;
 
+use crate::csr::bus::CsrTarget;
 use crate::router::RouteConfig;
 use crate::stream::{TlpSink, TlpSource};
 use channel::DmaChannel;
@@ -68,14 +69,8 @@ pub struct Dmac {
     pub rd_out: TlpSource,
     /// Downstream: writes (to the channel's destination port).
     pub wr_out: TlpSource,
-    /// BAR0 write strobe (descriptor memory).
-    pub csr_wr_en: Signal<In, Bit>,
-    /// BAR0 write DW index.
-    pub csr_wr_addr: Signal<In, Bits<14>>,
-    /// BAR0 write data.
-    pub csr_wr_data: Signal<In, Bits<32>>,
-    /// BAR0 write byte enables.
-    pub csr_wr_be: Signal<In, Bits<4>>,
+    /// BAR0 accesses (the descriptor memory's writes).
+    pub csr: CsrTarget,
     /// Requester id (N's bus/device/function).
     pub requester_id: Signal<In, Bits<16>>,
     /// N's max read request size code.
@@ -136,10 +131,7 @@ impl Dmac {
             cpl: Default::default(),
             rd_out: Default::default(),
             wr_out: Default::default(),
-            csr_wr_en: Default::default(),
-            csr_wr_addr: Default::default(),
-            csr_wr_data: Default::default(),
-            csr_wr_be: Default::default(),
+            csr: Default::default(),
             requester_id: Default::default(),
             max_read_req: Default::default(),
             max_payload: Default::default(),
@@ -193,10 +185,7 @@ impl Logic for Dmac {
         self.write_gen.reset.next = self.reset.val();
 
         // Descriptor memory: BAR0 writes in, channel reads out.
-        self.desc_ram.wr_en.next = self.csr_wr_en.val();
-        self.desc_ram.wr_addr.next = self.csr_wr_addr.val();
-        self.desc_ram.wr_data.next = self.csr_wr_data.val();
-        self.desc_ram.wr_be.next = self.csr_wr_be.val();
+        CsrTarget::link(&mut self.csr, &mut self.desc_ram.csr);
 
         // Completions in, requests out.
         self.reasm.cpl.data.next = self.cpl.data.val();

@@ -11,6 +11,7 @@
 //! `peach2_regmap::notify`); elsewhere they are dropped. A read takes two cycles per DW:
 //! the notification store's block RAM answers a cycle after the address.
 
+use crate::csr::bus::CsrBus;
 use crate::stream::{TlpSink, TlpSource};
 use peach2_regmap::address::GLOBAL_BASE_HI;
 use peach2_regmap::{dma, notify};
@@ -56,18 +57,8 @@ pub struct InternalCompleter {
     pub to_xbar: TlpSource,
     /// Completer id (the N port's bus/device/function).
     pub completer_id: Signal<In, Bits<16>>,
-    /// CSR write strobe.
-    pub csr_wr_en: Signal<Out, Bit>,
-    /// CSR write DW index.
-    pub csr_wr_addr: Signal<Out, Bits<14>>,
-    /// CSR write data.
-    pub csr_wr_data: Signal<Out, Bits<32>>,
-    /// CSR write byte enables.
-    pub csr_wr_be: Signal<Out, Bits<4>>,
-    /// CSR read DW index.
-    pub csr_rd_addr: Signal<Out, Bits<14>>,
-    /// CSR read data (combinational from the register file).
-    pub csr_rd_data: Signal<In, Bits<32>>,
+    /// BAR0 accesses to the chip's registers and memories.
+    pub csr: CsrBus,
     /// Pulse: a UR completion left for port `status_port`.
     pub ur_sent: Signal<Out, Bit>,
     /// Pulse: a completion matched no request.
@@ -99,6 +90,8 @@ pub struct InternalCompleter {
     in_type: Signal<Local, Bits<5>>,
     in_addr_lo: Signal<Local, Bits<32>>,
     in_global: Signal<Local, Bit>,
+    /// `csr.wr_be` as a bit mask.
+    be_mask: Signal<Local, Bits<32>>,
     /// The global write's offset is in the descriptor memory.
     in_desc: Signal<Local, Bit>,
     /// The global write's offset is in the notification store.
@@ -129,12 +122,7 @@ impl Default for InternalCompleter {
             from_xbar: Default::default(),
             to_xbar: Default::default(),
             completer_id: Default::default(),
-            csr_wr_en: Default::default(),
-            csr_wr_addr: Default::default(),
-            csr_wr_data: Default::default(),
-            csr_wr_be: Default::default(),
-            csr_rd_addr: Default::default(),
-            csr_rd_data: Default::default(),
+            csr: Default::default(),
             ur_sent: Default::default(),
             cpl_unexpected: Default::default(),
             dropped: Default::default(),
@@ -158,6 +146,7 @@ impl Default for InternalCompleter {
             in_type: Default::default(),
             in_addr_lo: Default::default(),
             in_global: Default::default(),
+            be_mask: Default::default(),
             in_desc: Default::default(),
             in_notify: Default::default(),
             in_len: Default::default(),
@@ -224,10 +213,10 @@ impl Logic for InternalCompleter {
             | (bit_cast::<32, 8>(self.lane_data.val().get_bits::<8>(8)) << 16)
             | (bit_cast::<32, 8>(self.lane_data.val().get_bits::<8>(16)) << 8)
             | bit_cast::<32, 8>(self.lane_data.val().get_bits::<8>(24));
-        self.rd_lane.next = (bit_cast::<32, 8>(self.csr_rd_data.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.csr_rd_data.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.csr_rd_data.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.csr_rd_data.val().get_bits::<8>(24));
+        self.rd_lane.next = (bit_cast::<32, 8>(self.csr.rd_data.val().get_bits::<8>(0)) << 24)
+            | (bit_cast::<32, 8>(self.csr.rd_data.val().get_bits::<8>(8)) << 16)
+            | (bit_cast::<32, 8>(self.csr.rd_data.val().get_bits::<8>(16)) << 8)
+            | bit_cast::<32, 8>(self.csr.rd_data.val().get_bits::<8>(24));
 
         // Completion header from the latched request.
         self.length.next = self.h0.q.val().get_bits::<10>(0);
@@ -299,11 +288,11 @@ impl Logic for InternalCompleter {
         self.to_xbar.dest.next = self.src.q.val();
         self.to_xbar.src.next = 4.into();
         self.to_xbar.unsupported.next = false;
-        self.csr_wr_en.next = false;
-        self.csr_wr_addr.next = self.dw_addr.q.val();
-        self.csr_wr_data.next = self.lane_value.val();
-        self.csr_wr_be.next = 0xF.into();
-        self.csr_rd_addr.next = self.dw_addr.q.val() + bit_cast::<14, 3>(self.rd_index.q.val());
+        self.csr.wr_en.next = false;
+        self.csr.wr_addr.next = self.dw_addr.q.val();
+        self.csr.wr_data.next = self.lane_value.val();
+        self.csr.wr_be.next = 0xF.into();
+        self.csr.rd_addr.next = self.dw_addr.q.val() + bit_cast::<14, 3>(self.rd_index.q.val());
         self.ur_sent.next = false;
         self.cpl_unexpected.next = false;
         self.dropped.next = false;
@@ -378,11 +367,11 @@ impl Logic for InternalCompleter {
                             self.state.d.next = CompleterState::Idle;
                         }
                     } else {
-                        self.csr_wr_en.next = true;
+                        self.csr.wr_en.next = true;
                         if self.first.q.val() {
-                            self.csr_wr_be.next = self.first_be.val();
+                            self.csr.wr_be.next = self.first_be.val();
                         } else if self.dws_left.q.val() == 1 {
-                            self.csr_wr_be.next = self.last_be.val();
+                            self.csr.wr_be.next = self.last_be.val();
                         }
                         self.first.d.next = false;
                         self.dw_addr.d.next = self.dw_addr.q.val() + 1;
@@ -472,6 +461,21 @@ impl Logic for InternalCompleter {
                 }
             }
         }
+        // The byte enables as a bit mask, for every target.
+        self.be_mask.next = 0.into();
+        if self.csr.wr_be.val().get_bit(0) {
+            self.be_mask.next = self.be_mask.val() | 0xFF;
+        }
+        if self.csr.wr_be.val().get_bit(1) {
+            self.be_mask.next = self.be_mask.val() | 0xFF00;
+        }
+        if self.csr.wr_be.val().get_bit(2) {
+            self.be_mask.next = self.be_mask.val() | 0xFF_0000;
+        }
+        if self.csr.wr_be.val().get_bit(3) {
+            self.be_mask.next = self.be_mask.val() | 0xFF00_0000u64;
+        }
+        self.csr.wr_mask.next = self.be_mask.val();
         if self.reset.val() {
             self.state.d.next = CompleterState::Idle;
         }

@@ -2,6 +2,7 @@
 //! TLPs, UR and CA answers, unexpected completions, under random flow control.
 
 use super::completer::InternalCompleter;
+use crate::csr::bus::CsrBus;
 use crate::csr::regs::CsrRegs;
 use crate::harness::{packet_beats, Stepper, StreamDriver, StreamMonitor, TestBeat};
 use crate::stream::{PORT_E, PORT_INTERNAL, PORT_N};
@@ -24,12 +25,7 @@ impl Logic for CsrTarget {
         self.completer.reset.next = self.reset.val();
         self.regs.reset.next = self.reset.val();
         self.completer.completer_id.next = 0x0300.into();
-        self.regs.wr_en.next = self.completer.csr_wr_en.val();
-        self.regs.wr_addr.next = self.completer.csr_wr_addr.val();
-        self.regs.wr_data.next = self.completer.csr_wr_data.val();
-        self.regs.wr_be.next = self.completer.csr_wr_be.val();
-        self.regs.rd_addr.next = self.completer.csr_rd_addr.val();
-        self.completer.csr_rd_data.next = self.regs.rd_data.val();
+        CsrBus::join(&mut self.completer.csr, &mut self.regs.csr);
     }
 }
 

@@ -4,9 +4,11 @@
 //! Notifications reach it as writes to the chip's `Internal` global window, which the
 //! internal completer turns into CSR-bus writes; the host reads and clears entries through
 //! BAR0. Whole-DW writes only (block RAM without byte enables, as the descriptor memory).
-//! The read is registered: the completer holds `rd_addr` for two cycles per DW, and the
-//! data of the address held during the previous cycle is on `rd_data`.
+//! The read is registered: the completer holds `rd_addr` for two cycles per DW (see
+//! `crate::csr::bus`), and the data of the address held during the previous cycle is on
+//! `rd_data`.
 
+use crate::csr::bus::CsrTarget;
 use peach2_regmap::notify;
 use rust_hdl::prelude::*;
 
@@ -21,18 +23,8 @@ const _: () = assert!(notify::BAR0_BASE == 4 << (INDEX_BITS + 2));
 pub struct NotifyStore {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// CSR write strobe (from the internal completer).
-    pub wr_en: Signal<In, Bit>,
-    /// CSR write DW index.
-    pub wr_addr: Signal<In, Bits<14>>,
-    /// CSR write data.
-    pub wr_data: Signal<In, Bits<32>>,
-    /// CSR write byte enables.
-    pub wr_be: Signal<In, Bits<4>>,
-    /// CSR read DW index.
-    pub rd_addr: Signal<In, Bits<14>>,
-    /// The entry at the `rd_addr` of the previous cycle, or 0 outside the store.
-    pub rd_data: Signal<Out, Bits<32>>,
+    /// BAR0 accesses (the read is registered: see the module doc).
+    pub csr: CsrTarget,
     ram: RAM<Bits<32>, INDEX_BITS>,
 }
 
@@ -41,15 +33,15 @@ impl Logic for NotifyStore {
     fn update(&mut self) {
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
-        self.ram.read_address.next = self.rd_addr.val().get_bits::<10>(0);
-        self.ram.write_address.next = self.wr_addr.val().get_bits::<10>(0);
-        self.ram.write_data.next = self.wr_data.val();
-        self.ram.write_enable.next = self.wr_en.val()
-            && (self.wr_addr.val().get_bits::<4>(10) == 4)
-            && (self.wr_be.val() == 0xF);
-        self.rd_data.next = 0.into();
-        if self.rd_addr.val().get_bits::<4>(10) == 4 {
-            self.rd_data.next = self.ram.read_data.val();
+        self.ram.read_address.next = self.csr.rd_addr.val().get_bits::<10>(0);
+        self.ram.write_address.next = self.csr.wr_addr.val().get_bits::<10>(0);
+        self.ram.write_data.next = self.csr.wr_data.val();
+        self.ram.write_enable.next = self.csr.wr_en.val()
+            && (self.csr.wr_addr.val().get_bits::<4>(10) == 4)
+            && (self.csr.wr_be.val() == 0xF);
+        self.csr.rd_data.next = 0.into();
+        if self.csr.rd_addr.val().get_bits::<4>(10) == 4 {
+            self.csr.rd_data.next = self.ram.read_data.val();
         }
     }
 }
@@ -78,19 +70,19 @@ mod tests {
                     rng.next_u64() & 0xFFFF_FFFF,
                     [0xF, 0xF, 0x3][rng.below(3) as usize],
                 );
-                s.uut.wr_en.next = true;
-                s.uut.wr_addr.next = addr.into();
-                s.uut.wr_data.next = v.into();
-                s.uut.wr_be.next = be.into();
+                s.uut.csr.wr_en.next = true;
+                s.uut.csr.wr_addr.next = addr.into();
+                s.uut.csr.wr_data.next = v.into();
+                s.uut.csr.wr_be.next = be.into();
                 s.settle();
                 s.tick();
-                s.uut.wr_en.next = false;
+                s.uut.csr.wr_en.next = false;
                 let inside = (base..base + u64::from(notify::DWS)).contains(&addr);
                 if inside && be == 0xF {
                     model.insert(addr, v);
                 }
             } else {
-                s.uut.rd_addr.next = addr.into();
+                s.uut.csr.rd_addr.next = addr.into();
                 s.settle();
                 s.tick();
                 s.settle();
@@ -100,7 +92,7 @@ mod tests {
                 } else {
                     0
                 };
-                assert_eq!(s.uut.rd_data.val().to_u64(), want, "DW {addr:#x}");
+                assert_eq!(s.uut.csr.rd_data.val().to_u64(), want, "DW {addr:#x}");
             }
         }
     }
