@@ -208,21 +208,33 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         // The chip writes NOTIFY_VALUE + (descriptors done) to NOTIFY_RX.
         let base = rx.map_or(0, |(i, n)| n.tag.wrapping_sub(i as u32 + 1));
         let n = steps.len();
-        // Release the previous chain's resources first, so a chain can replace itself.
-        if let Some(old) = self.channels[c].chain.take() {
-            self.release(old)?;
-        }
+        // The previous chain stays until the new one is placed, so a placement that fails
+        // leaves the channel as it was; its internal descriptors count as free when the
+        // new chain fits only in their place.
         let bounce = if plan.bounce_bytes > 0 {
             Some(self.mem.alloc(MemKind::Host, plan.bounce_bytes, 16)?)
         } else {
             None
         };
+        let mut old_internal_freed = false;
         let placed = match placement {
             _ if n == 0 => Ok(Placed::Nothing),
             Placement::Internal => {
                 let free = self.desc_mem.free_total() as usize;
-                self.desc_mem
-                    .alloc(n as u64, 1)
+                let old = self.channels[c].chain.as_ref().map(|p| p.placed);
+                let mut first = self.desc_mem.alloc(n as u64, 1);
+                if let (Err(_), Some(Placed::Internal { first: f, count })) = (first, old) {
+                    let (f, count) = (u64::from(f), u64::from(count));
+                    let mut trial = self.desc_mem.clone();
+                    if trial.free(f, count).is_ok() && trial.alloc(n as u64, 1).is_ok() {
+                        self.desc_mem
+                            .free(f, count)
+                            .map_err(|e| TcaError::Invalid(e.to_string()))?;
+                        old_internal_freed = true;
+                        first = self.desc_mem.alloc(n as u64, 1);
+                    }
+                }
+                first
                     .map(|first| Placed::Internal {
                         first: first as u32,
                         count: n as u32,
@@ -275,19 +287,26 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             self.mmio.write64(reg(CH_NOTIFY_RX_LO), rx_addr)?;
             self.mmio.write32(reg(CH_NOTIFY_VALUE), base)
         });
+        // The channel's registers are the new chain's now (or half written): the old
+        // chain goes either way.
+        if let Some(old) = self.channels[c].chain.take() {
+            self.release(old, old_internal_freed)?;
+        }
         if let Err(e) = programmed {
-            self.release(prepared)?;
+            self.release(prepared, false)?;
             return Err(e);
         }
         self.channels[c].chain = Some(prepared);
         Ok(())
     }
 
-    fn release(&mut self, p: Prepared) -> Result<(), TcaError> {
+    /// Frees what `p` holds; its internal descriptors only if `internal_freed` is false.
+    fn release(&mut self, p: Prepared, internal_freed: bool) -> Result<(), TcaError> {
         if let Some(b) = p.bounce {
             self.mem.free(MemKind::Host, b)?;
         }
         match p.placed {
+            Placed::Internal { .. } if internal_freed => Ok(()),
             Placed::Internal { first, count } => self
                 .desc_mem
                 .free(u64::from(first), u64::from(count))

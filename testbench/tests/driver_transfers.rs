@@ -522,3 +522,56 @@ fn one_chain_notifies_several_nodes_and_itself_in_both_places() {
         assert_eq!(d[0].chain_len(1).unwrap(), 6);
     }
 }
+
+/// A chain that cannot be placed leaves the channel's chain as it was; one that fits only
+/// where the channel's old chain was takes its place.
+#[test]
+fn a_chain_that_does_not_fit_leaves_the_old_one_in_place() {
+    let (_sys, mut d) = cluster("ring2");
+    let (a, b) = pair(&mut d, 0, 1);
+    let data = pattern(21, 16 * 600);
+    let src = buffer(a, MemKind::Host, data.len() as u64, &data);
+    let dst = buffer(
+        b,
+        MemKind::Host,
+        data.len() as u64,
+        &vec![GUARD; data.len()],
+    );
+    // `k` copies of 8 bytes, one descriptor each, the last notifying slot 4 with `tag`.
+    let list = |k: u64, tag: u32| {
+        let mut l = DescList::new();
+        for i in 0..k {
+            let wait = (i + 1 == k).then_some(Wait { slot: 4, tag });
+            l.memcpy(&dst.handle, 16 * i, &src.handle, 16 * i, 8, wait);
+        }
+        l
+    };
+    let run = |a: &mut support::Driver, b: &mut support::Driver, ch: u8, k: u64, tag: u32| {
+        a.start(ch).unwrap();
+        b.wait_recv(0, 4, tag).unwrap();
+        a.wait_dmac(ch).unwrap();
+        let mut got = vec![0u8; 16 * k as usize];
+        b.read(&dst, 0, &mut got).unwrap();
+        for i in 0..k as usize {
+            assert_eq!(
+                got[16 * i..16 * i + 8],
+                data[16 * i..16 * i + 8],
+                "copy {i}"
+            );
+        }
+    };
+    a.set_chain(0, &list(600, 1), Placement::Internal).unwrap();
+    a.set_chain(1, &list(300, 2), Placement::Internal).unwrap();
+    // 124 descriptors free, 424 with channel 1's: 500 fit nowhere.
+    assert!(matches!(
+        a.set_chain(1, &list(500, 3), Placement::Internal),
+        Err(TcaError::DescriptorMemoryFull { needed: 500, .. })
+    ));
+    assert_eq!(a.chain_len(1), Ok(300), "the old chain stays");
+    run(a, b, 1, 300, 2);
+    // 350 fit only in channel 1's place.
+    a.set_chain(1, &list(350, 5), Placement::Internal).unwrap();
+    assert_eq!(a.chain_len(1), Ok(350));
+    run(a, b, 1, 350, 5);
+    run(a, b, 0, 600, 1);
+}
