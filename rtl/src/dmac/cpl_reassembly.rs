@@ -82,59 +82,107 @@ pub struct CplReassembly {
     pub bank_data: [Signal<Out, Bits<32>>; 4],
     /// Pulse: a completion matched no outstanding read.
     pub cpl_unexpected: Signal<Out, Bit>,
+    /// Header or payload beats next.
     state: DFF<ReassemblyState>,
+    /// Per data tag: ring start, ring end and DWs still to come (`tag_table`).
     tags: TagTable,
+    /// Per data tag (32): a read is outstanding.
     t_busy: DFF<Bits<32>>,
+    /// Per channel: DWs of its descriptor fetch still to come.
     d_rem: [DFF<Bits<8>>; 4],
+    /// Per channel: a descriptor fetch is outstanding.
     d_busy: DFF<Bits<4>>,
+    /// Per channel: data reads issued (mod 16); bits 2:0 name the next tag.
     ip: [DFF<Bits<4>>; 4],
+    /// Per channel: data reads retired (mod 16); bits 2:0 name the oldest tag.
     rp: [DFF<Bits<4>>; 4],
+    /// Per channel: ring position up to which data is complete (`avail`).
     avail_q: [DFF<Bits<16>>; 4],
+    // The completion taken, registered at its header for the payload beats after it:
+    /// Ring position of its first payload DW.
     r_base: DFF<Bits<16>>,
+    /// Index of the next beat's lane 0 in the packet, in DWs (header DWs included).
     r_bidx: DFF<Bits<11>>,
+    /// Payload DWs.
     r_plen: DFF<Bits<11>>,
+    /// Channel.
     r_chan: DFF<Bits<2>>,
+    /// A descriptor fetch's completion (not data).
     r_desc: DFF<Bit>,
+    /// It passed the checks (its payload is written).
     r_ok: DFF<Bit>,
+    /// Its tag.
     r_tag: DFF<Bits<5>>,
     // Header decode of the beat on the input.
+    /// Length field, in DWs (0 means 1024).
     h_len: Signal<Local, Bits<11>>,
+    /// Byte count in DWs: what the read still expects, this completion included.
     h_bc_dw: Signal<Local, Bits<16>>,
+    /// Tag.
     h_tag: Signal<Local, Bits<8>>,
+    /// A data tag (0..31).
     h_is_data: Signal<Local, Bit>,
+    /// A descriptor-fetch tag (0x20 + c).
     h_is_desc: Signal<Local, Bit>,
+    /// CplD, status SC, not poisoned, byte count a whole number of DWs.
     h_good_status: Signal<Local, Bit>,
+    /// Channel of the tag.
     h_chan: Signal<Local, Bits<2>>,
+    // What the tag's read expects (the table for data, `d_rem` for descriptors):
+    /// Ring position of the read's first DW.
     lk_start: Signal<Local, Bits<16>>,
+    /// Ring position one past its last DW.
     lk_end: Signal<Local, Bits<16>>,
+    /// DWs still to come.
     lk_rem: Signal<Local, Bits<8>>,
+    /// The read is outstanding.
     lk_busy: Signal<Local, Bit>,
     /// The busy bits shifted so that the header tag's is bit 0.
     busy_at_tag: Signal<Local, Bits<32>>,
+    /// DWs of the whole read.
     lk_total: Signal<Local, Bits<16>>,
+    /// The tag has a read outstanding.
     h_known: Signal<Local, Bit>,
+    /// The completion fits its read and is good.
     h_ok: Signal<Local, Bit>,
     // The completion being taken (from the header beat, or the registers after it).
+    /// See `r_base`.
     e_base: Signal<Local, Bits<16>>,
+    /// See `r_bidx`.
     e_bidx: Signal<Local, Bits<11>>,
+    /// See `r_plen`.
     e_plen: Signal<Local, Bits<11>>,
+    /// See `r_chan`.
     e_chan: Signal<Local, Bits<2>>,
+    /// See `r_desc`.
     e_desc: Signal<Local, Bit>,
+    /// See `r_ok`.
     e_ok: Signal<Local, Bit>,
+    /// See `r_tag`.
     e_tag: Signal<Local, Bits<5>>,
+    /// A beat is taken this cycle.
     take: Signal<Local, Bit>,
+    /// Ring position of this beat's lane 0 (payload DW `bidx - 3`).
     bq: Signal<Local, Bits<16>>,
+    /// Per lane: its ring position.
     q: [Signal<Local, Bits<16>>; 4],
+    /// Per lane: its DW index in the packet.
     t: [Signal<Local, Bits<11>>; 4],
+    /// Per lane: its row in the reorder buffer's bank (channel, position / 4).
     row: [Signal<Local, Bits<10>>; 4],
+    /// Per lane: it carries a payload DW to write.
     v: Signal<Local, Bits<4>>,
     /// Lane index one past the payload (header DWs included).
     plen_end: Signal<Local, Bits<11>>,
+    /// Ring position one past the read being issued.
     issue_end: Signal<Local, Bits<16>>,
+    /// DWs of the read being issued.
     issue_rem: Signal<Local, Bits<8>>,
+    /// `t_busy` for the next cycle.
     busy_n: Signal<Local, Bits<32>>,
     /// Per channel: data reads outstanding (issued minus retired, mod 16).
     outstanding: [Signal<Local, Bits<4>>; 4],
+    /// `d_busy` for the next cycle.
     dbusy_n: Signal<Local, Bits<4>>,
 }
 
