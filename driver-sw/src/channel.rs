@@ -148,30 +148,27 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         Ok(())
     }
 
-    /// Checks and plans `list`, places its descriptors and programs channel `ch`'s
-    /// notification registers. The channel can then be started any number of times.
-    pub fn set_chain(
-        &mut self,
-        ch: u8,
-        list: &DescList,
-        placement: Placement,
-    ) -> Result<(), TcaError> {
-        let c = self.channel(ch)?;
-        self.check_idle(ch)?;
-        if list.copies.is_empty() {
-            return Err(TcaError::EmptyList);
-        }
-        let mut plan = Plan::default();
-        let mut edge_ends = Vec::new();
-        let mut stage_src = Vec::new();
-        let mut uses = Vec::new();
+    /// Checks every copy of `list` and plans it: what the chip moves, what the CPU stages
+    /// and writes by PIO, and the notifications after each copy.
+    fn plan_list(&self, list: &DescList) -> Result<(Prepared, Vec<Note>), TcaError> {
+        let mut p = Prepared {
+            placed: Placed::Nothing,
+            plan: Plan::default(),
+            edge_ends: Vec::new(),
+            stage_src: Vec::new(),
+            bounce: None,
+            uses: Vec::new(),
+            descriptors: 0,
+        };
         let mut notes = Vec::new();
+        let own = self.area.handle;
         for copy in &list.copies {
             let (src, dst) = self.check_copy(copy)?;
-            uses.push(copy.src);
+            p.uses.push(copy.src);
             if copy.dst.node == self.node {
-                uses.push(copy.dst);
+                p.uses.push(copy.dst);
             }
+            let plan = &mut p.plan;
             let (e0, s0) = (plan.edges.len(), plan.stages.len());
             match copy.shape {
                 Shape::Linear { len } => plan.copy_1d(dst, src, len),
@@ -183,12 +180,13 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
                 } => plan.copy_2d(dst, dst_pitch, src, src_pitch, width, height),
             }
             let ends = (copy.src.kind, copy.dst);
-            edge_ends.extend(std::iter::repeat_n(ends, plan.edges.len() - e0));
-            stage_src.extend(std::iter::repeat_n(copy.src.kind, plan.stages.len() - s0));
+            p.edge_ends
+                .extend(std::iter::repeat_n(ends, plan.edges.len() - e0));
+            p.stage_src
+                .extend(std::iter::repeat_n(copy.src.kind, plan.stages.len() - s0));
             // Edges are written before the start, so a copy with no DMA part is complete
             // when the chain reaches its place.
             let after = plan.copies.len();
-            let own = self.area.handle;
             for (w, to, rx) in [
                 (copy.wait, &copy.dst, true),
                 (copy.notify_self, &own, false),
@@ -204,76 +202,103 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
                 }
             }
         }
-        let (steps, rx) = schedule(plan.copies.len(), &notes);
+        Ok((p, notes))
+    }
+
+    /// Room for `n` descriptors of channel `c`'s next chain, the channel's current chain
+    /// still held; `true` with it when the new chain fits only in the current chain's
+    /// internal descriptors, which it then took.
+    fn place(
+        &mut self,
+        c: usize,
+        n: usize,
+        placement: Placement,
+    ) -> Result<(Placed, bool), TcaError> {
+        if n == 0 {
+            return Ok((Placed::Nothing, false));
+        }
+        if placement == Placement::Host {
+            let bytes = n as u64 * u64::from(DESC_BYTES);
+            let r = self
+                .mem
+                .alloc(MemKind::Host, bytes, u64::from(DESC_BYTES))?;
+            return Ok((Placed::Host(r), false));
+        }
+        let internal = |first: u64| Placed::Internal {
+            first: first as u32,
+            count: n as u32,
+        };
+        if let Ok(first) = self.desc_mem.alloc(n as u64, 1) {
+            return Ok((internal(first), false));
+        }
+        if let Some(Placed::Internal { first, count }) =
+            self.channels[c].chain.as_ref().map(|p| p.placed)
+        {
+            let mut without_old = self.desc_mem.clone();
+            if without_old.free(u64::from(first), u64::from(count)).is_ok() {
+                if let Ok(at) = without_old.alloc(n as u64, 1) {
+                    self.desc_mem = without_old;
+                    return Ok((internal(at), true));
+                }
+            }
+        }
+        Err(TcaError::DescriptorMemoryFull {
+            needed: n,
+            free: self.desc_mem.free_total() as usize,
+        })
+    }
+
+    /// Checks and plans `list`, places its descriptors and programs channel `ch`'s
+    /// notification registers. The channel can then be started any number of times. The
+    /// channel's current chain stays until the new one is placed, so a placement that
+    /// fails leaves the channel as it was.
+    pub fn set_chain(
+        &mut self,
+        ch: u8,
+        list: &DescList,
+        placement: Placement,
+    ) -> Result<(), TcaError> {
+        let c = self.channel(ch)?;
+        self.check_idle(ch)?;
+        if list.copies.is_empty() {
+            return Err(TcaError::EmptyList);
+        }
+        let (mut prepared, notes) = self.plan_list(list)?;
+        let (steps, rx) = schedule(prepared.plan.copies.len(), &notes);
         // The chip writes NOTIFY_VALUE + (descriptors done) to NOTIFY_RX.
         let base = rx.map_or(0, |(i, n)| n.tag.wrapping_sub(i as u32 + 1));
-        let n = steps.len();
-        // The previous chain stays until the new one is placed, so a placement that fails
-        // leaves the channel as it was; its internal descriptors count as free when the
-        // new chain fits only in their place.
-        let bounce = if plan.bounce_bytes > 0 {
-            Some(self.mem.alloc(MemKind::Host, plan.bounce_bytes, 16)?)
-        } else {
-            None
-        };
-        let mut old_internal_freed = false;
-        let placed = match placement {
-            _ if n == 0 => Ok(Placed::Nothing),
-            Placement::Internal => {
-                let free = self.desc_mem.free_total() as usize;
-                let old = self.channels[c].chain.as_ref().map(|p| p.placed);
-                let mut first = self.desc_mem.alloc(n as u64, 1);
-                if let (Err(_), Some(Placed::Internal { first: f, count })) = (first, old) {
-                    let (f, count) = (u64::from(f), u64::from(count));
-                    let mut trial = self.desc_mem.clone();
-                    if trial.free(f, count).is_ok() && trial.alloc(n as u64, 1).is_ok() {
-                        self.desc_mem
-                            .free(f, count)
-                            .map_err(|e| TcaError::Invalid(e.to_string()))?;
-                        old_internal_freed = true;
-                        first = self.desc_mem.alloc(n as u64, 1);
-                    }
-                }
-                first
-                    .map(|first| Placed::Internal {
-                        first: first as u32,
-                        count: n as u32,
-                    })
-                    .map_err(|_| TcaError::DescriptorMemoryFull { needed: n, free })
+        prepared.descriptors = steps.len();
+        if prepared.plan.bounce_bytes > 0 {
+            let b = self
+                .mem
+                .alloc(MemKind::Host, prepared.plan.bounce_bytes, 16)?;
+            prepared.bounce = Some(b);
+        }
+        let old_internal_freed = match self.place(c, steps.len(), placement) {
+            Ok((placed, freed)) => {
+                prepared.placed = placed;
+                freed
             }
-            Placement::Host => {
-                let bytes = n as u64 * u64::from(DESC_BYTES);
-                self.mem
-                    .alloc(MemKind::Host, bytes, u64::from(DESC_BYTES))
-                    .map(Placed::Host)
-            }
-        };
-        let placed = match placed {
-            Ok(p) => p,
             Err(e) => {
-                if let Some(b) = bounce {
-                    self.mem.free(MemKind::Host, b)?;
-                }
+                self.release(prepared, false)?;
                 return Err(e);
             }
         };
-        let prepared = Prepared {
-            placed,
-            plan,
-            edge_ends,
-            stage_src,
-            bounce,
-            uses,
-            descriptors: n,
-        };
-        let base_addr = match placed {
+        let base_addr = match prepared.placed {
             Placed::Internal { first, .. } => u64::from(first),
             Placed::Host(r) => r.bus_addr,
             Placed::Nothing => 0,
         };
         let rx_at = rx.map(|(i, _)| i);
-        let descs = descriptors(&prepared.plan, &steps, rx_at, bounce, placement, base_addr);
-        let written = match placed {
+        let descs = descriptors(
+            &prepared.plan,
+            &steps,
+            rx_at,
+            prepared.bounce,
+            placement,
+            base_addr,
+        );
+        let written = match prepared.placed {
             Placed::Nothing => Ok(()),
             Placed::Internal { first, .. } => write_internal(&mut self.mmio, first, &descs),
             Placed::Host(r) => write_host(&mut self.mem, r, &descs).and_then(|_| {

@@ -208,6 +208,14 @@ const KNOWN_FLAGS: i64 = TCA_FLAG_NOTIFY
     | TCA_FLAG_USE_INTERNAL
     | TCA_FLAG_USE_NOTIFY_INTERNAL;
 
+/// A C call's `(wait_slot, wait_tag)`: negative ones are refused here, the rest by the
+/// driver.
+fn wait_of(slot: i32, tag: i32) -> Result<Wait, TcaError> {
+    let slot = u16::try_from(slot).map_err(|_| TcaError::NoSlot(u16::MAX, 0))?;
+    let tag = u32::try_from(tag).map_err(|_| TcaError::Invalid("negative tag".into()))?;
+    Ok(Wait { slot, tag })
+}
+
 /// Appends copy `a` to `d`, after checking what can be checked before the list is set
 /// (the driver checks the rest against the device then).
 pub(crate) fn push(d: &mut Desc, a: &Transfer) -> Result<(), TcaError> {
@@ -218,9 +226,7 @@ pub(crate) fn push(d: &mut Desc, a: &Transfer) -> Result<(), TcaError> {
     let off = |o: i64| u64::try_from(o).map_err(|_| TcaError::Invalid("negative offset".into()));
     let (dst_off, src_off) = (off(a.dst_off)?, off(a.src_off)?);
     let wait = if a.flags & (TCA_FLAG_NOTIFY | TCA_FLAG_NOTIFY_SELF) != 0 {
-        let slot = u16::try_from(a.slot).map_err(|_| TcaError::NoSlot(u16::MAX, 0))?;
-        let tag = u32::try_from(a.tag).map_err(|_| TcaError::Invalid("negative tag".into()))?;
-        Some(Wait { slot, tag })
+        Some(wait_of(a.slot, a.tag)?)
     } else {
         None
     };
@@ -301,8 +307,7 @@ fn channel(ch: i32) -> Result<u8, TcaError> {
 fn recv(ctx: &mut RankCtx, bytes: &[u8], slot: i32, tag: i32, block: bool) -> Answer {
     let r = (|| {
         let h = handle(bytes)?;
-        let slot = u16::try_from(slot).map_err(|_| TcaError::NoSlot(u16::MAX, 0))?;
-        let tag = u32::try_from(tag).map_err(|_| TcaError::Invalid("negative tag".into()))?;
+        let Wait { slot, tag } = wait_of(slot, tag)?;
         let t = ctx.driver()?;
         if block {
             t.wait_recv(h.node, slot, tag).map(|()| true)
