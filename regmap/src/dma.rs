@@ -94,8 +94,42 @@ pub const DESC_COUNT: u32 = 1024;
 pub const DESC_BASE: u32 = 0x8000;
 /// Largest length (1-D) or width (2-D) in bytes.
 pub const MAX_LENGTH: u32 = 1 << 24;
-/// Number of channels.
+/// Number of channels: the one place it is set. The RTL's DMA controller, the BAR0
+/// channel registers, the driver and the docs derive from it.
 pub const CHANNELS: u32 = 4;
+/// Bits of a channel number (`CHANNELS` is a power of two).
+pub const CHANNEL_BITS: u32 = CHANNELS.trailing_zeros();
+/// Read tags a channel has for data (its outstanding reads, in issue order).
+pub const DATA_TAGS_PER_CHANNEL: u32 = 8;
+
+/// The DMA's read tags for `channels` channels: channel c's data reads use tags
+/// `8c..8c+7` (in issue order, a ring), its descriptor fetches tag `8·channels + c`.
+/// Every tag fits the 8-bit tag field (extended tags) and no two overlap.
+pub mod tags {
+    use super::DATA_TAGS_PER_CHANNEL;
+
+    /// Tag of channel `c`'s `k`-th data read (k < 8).
+    pub const fn data(c: u32, k: u32) -> u32 {
+        DATA_TAGS_PER_CHANNEL * c + k
+    }
+    /// Data tags in all, `0..data_tags(channels)`.
+    pub const fn data_tags(channels: u32) -> u32 {
+        DATA_TAGS_PER_CHANNEL * channels
+    }
+    /// Tag of channel `c`'s descriptor fetch.
+    pub const fn desc(channels: u32, c: u32) -> u32 {
+        data_tags(channels) + c
+    }
+    /// Whether a controller of `channels` channels has a valid layout: a power of two
+    /// from 2 to 16, so the channel number is a tag's bit field and every tag fits 8 bits.
+    pub const fn layout_ok(channels: u32) -> bool {
+        channels.is_power_of_two()
+            && channels >= 2
+            && channels <= 16
+            && desc(channels, channels - 1) <= 0xFF
+    }
+}
+const _: () = assert!(tags::layout_ok(CHANNELS));
 
 /// `DMA_CHAIN_LIMIT` offset.
 pub const CHAIN_LIMIT: u32 = 0x1000;

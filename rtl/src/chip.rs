@@ -34,7 +34,7 @@ use crate::csr::bus::{CsrBus, CsrSplit};
 use crate::csr::counters::PortCounters;
 use crate::csr::dma_regs::DmaRegs;
 use crate::csr::regs::{CsrRegs, TARGETS};
-use crate::dmac::Dmac;
+use crate::dmac::{ChipDmac, CHANNELS};
 use crate::internal::completer::InternalCompleter;
 use crate::internal::mux::InternalMux;
 use crate::internal::notify_store::NotifyStore;
@@ -180,7 +180,7 @@ pub struct Peach2Core {
     notify: NotifyStore,
     csr_split: CsrSplit,
     imux: InternalMux,
-    dmac: Dmac,
+    dmac: ChipDmac,
     dma_regs: DmaRegs,
     regs: CsrRegs,
     counters: [PortCounters; 4],
@@ -205,7 +205,7 @@ impl Peach2Core {
             notify: Default::default(),
             csr_split: Default::default(),
             imux: Default::default(),
-            dmac: Dmac::new(),
+            dmac: ChipDmac::new(),
             dma_regs: Default::default(),
             regs: Default::default(),
             counters: array_init::array_init(|_| Default::default()),
@@ -649,7 +649,7 @@ impl Logic for Peach2Core {
         self.dmac.cpl_timeout.next = self.dma_regs.cpl_timeout.val();
         self.dmac.msi_addr.next = self.dma_regs.msi_addr.val();
         self.dmac.msi_data.next = self.dma_regs.msi_data.val();
-        for c in 0..4 {
+        for c in 0..CHANNELS {
             self.dmac.start[c].next = self.dma_regs.start[c].val();
             self.dmac.start_host[c].next = self.dma_regs.start_host[c].val();
             self.dmac.start_index[c].next = self.dma_regs.start_index[c].val();

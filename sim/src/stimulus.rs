@@ -19,7 +19,7 @@ use peach2_regmap::address::{GlobalAddr, Target};
 use peach2_regmap::config::{BAR0, BAR2_HI, BAR2_LO, COMMAND, COMMAND_BUS_MASTER, COMMAND_MEMORY};
 use peach2_regmap::csr::{route, target_ctrl, target_hi, target_lo, Port, NODE_ID, ROUTE_VALID};
 use peach2_regmap::dma::{
-    channel_reg, desc_offset, flags, Descriptor, CH_CONTROL, CH_DESC_HI, CH_DESC_LO,
+    self, channel_reg, desc_offset, flags, Descriptor, CH_CONTROL, CH_DESC_HI, CH_DESC_LO,
     CH_NOTIFY_RX_HI, CH_NOTIFY_RX_LO, CH_NOTIFY_SELF_HI, CH_NOTIFY_SELF_LO, CONTROL_HOST,
     CONTROL_INDEX_SHIFT, CONTROL_START, CPL_TIMEOUT,
 };
@@ -242,7 +242,8 @@ impl RandomStimulus {
         let rules = CompletionRules::new(Rcb::B64, MaxPayloadSize::B256)
             .with_chunk_limit(limit)
             .expect("a multiple of the RCB within MPS");
-        let desc = tlp.tag().0 >= 0x20;
+        // Descriptor fetches carry the tags after the data tags.
+        let desc = u32::from(tlp.tag().0) >= dma::tags::data_tags(dma::CHANNELS);
         let fill: Vec<u8> = if desc {
             self.random_descriptor().to_bytes().to_vec()
         } else {

@@ -4,6 +4,7 @@
 //! block's read data with the other register file's).
 
 use super::bus::CsrTarget;
+use crate::dmac::CHANNELS;
 use rust_hdl::prelude::*;
 
 /// The DMA register file.
@@ -16,19 +17,19 @@ pub struct DmaRegs {
     /// BAR0 accesses.
     pub csr: CsrTarget,
     /// Per channel: start pulse (`CONTROL` written with bit 0).
-    pub start: [Signal<Out, Bit>; 4],
+    pub start: [Signal<Out, Bit>; CHANNELS],
     /// Per channel: `CONTROL` bit 1 of that write.
-    pub start_host: [Signal<Out, Bit>; 4],
+    pub start_host: [Signal<Out, Bit>; CHANNELS],
     /// Per channel: `CONTROL` bits 25:16 of that write.
-    pub start_index: [Signal<Out, Bits<10>>; 4],
+    pub start_index: [Signal<Out, Bits<10>>; CHANNELS],
     /// Per channel: `DESC`.
-    pub desc_base: [Signal<Out, Bits<64>>; 4],
+    pub desc_base: [Signal<Out, Bits<64>>; CHANNELS],
     /// Per channel: `NOTIFY_RX`.
-    pub notify_rx_addr: [Signal<Out, Bits<64>>; 4],
+    pub notify_rx_addr: [Signal<Out, Bits<64>>; CHANNELS],
     /// Per channel: `NOTIFY_SELF`.
-    pub notify_self_addr: [Signal<Out, Bits<64>>; 4],
+    pub notify_self_addr: [Signal<Out, Bits<64>>; CHANNELS],
     /// Per channel: `NOTIFY_VALUE`.
-    pub notify_value: [Signal<Out, Bits<32>>; 4],
+    pub notify_value: [Signal<Out, Bits<32>>; CHANNELS],
     /// `DMA_CHAIN_LIMIT`.
     pub chain_limit: Signal<Out, Bits<32>>,
     /// `DMA_CPL_TIMEOUT`.
@@ -38,20 +39,20 @@ pub struct DmaRegs {
     /// `DMA_MSI_DATA`.
     pub msi_data: Signal<Out, Bits<32>>,
     /// Per channel: `STATUS`.
-    pub status: [Signal<In, Bits<32>>; 4],
+    pub status: [Signal<In, Bits<32>>; CHANNELS],
     /// Per channel: `COUNT`.
-    pub count: [Signal<In, Bits<32>>; 4],
+    pub count: [Signal<In, Bits<32>>; CHANNELS],
     /// Per channel: `CURRENT`.
-    pub current: [Signal<In, Bits<64>>; 4],
+    pub current: [Signal<In, Bits<64>>; CHANNELS],
     limit: DFF<Bits<32>>,
     timeout: DFF<Bits<32>>,
     msi_lo: DFF<Bits<32>>,
     msi_hi: DFF<Bits<32>>,
     msi_d: DFF<Bits<32>>,
-    desc_a: [DFF<Bits<64>>; 4],
-    rx_a: [DFF<Bits<64>>; 4],
-    self_a: [DFF<Bits<64>>; 4],
-    value: [DFF<Bits<32>>; 4],
+    desc_a: [DFF<Bits<64>>; CHANNELS],
+    rx_a: [DFF<Bits<64>>; CHANNELS],
+    self_a: [DFF<Bits<64>>; CHANNELS],
+    value: [DFF<Bits<32>>; CHANNELS],
     wd: Signal<Local, Bits<32>>,
     wmask_lo: Signal<Local, Bits<64>>,
     wmask_hi: Signal<Local, Bits<64>>,
@@ -63,7 +64,7 @@ impl Logic for DmaRegs {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, limit, timeout, msi_lo, msi_hi, msi_d);
-        for c in 0..4 {
+        for c in 0..CHANNELS {
             self.desc_a[c].clock.next = self.clock.val();
             self.desc_a[c].d.next = self.desc_a[c].q.val();
             self.rx_a[c].clock.next = self.clock.val();
@@ -84,7 +85,7 @@ impl Logic for DmaRegs {
         self.msi_addr.next = (bit_cast::<64, 32>(self.msi_hi.q.val()) << 32)
             | bit_cast::<64, 32>(self.msi_lo.q.val());
         self.msi_data.next = self.msi_d.q.val();
-        for c in 0..4 {
+        for c in 0..CHANNELS {
             self.start[c].next = false;
             self.start_host[c].next = self.csr.wr_data.val().get_bit(1);
             self.start_index[c].next = self.csr.wr_data.val().get_bits::<10>(16);
@@ -113,7 +114,7 @@ impl Logic for DmaRegs {
             if self.csr.wr_addr.val() == 0x404 {
                 self.msi_d.d.next = (self.msi_d.q.val() & !self.csr.wr_mask.val()) | self.wd.val();
             }
-            for c in 0..4 {
+            for c in 0..CHANNELS {
                 // Channel c's registers are DW 0x440 + 0x10c + (byte offset / 4).
                 if (self.csr.wr_addr.val().index() == 0x440 + 0x10 * c)
                     && self.csr.wr_be.val().get_bit(0)
@@ -167,7 +168,7 @@ impl Logic for DmaRegs {
         if self.csr.rd_addr.val() == 0x404 {
             self.csr.rd_data.next = self.msi_d.q.val();
         }
-        for c in 0..4 {
+        for c in 0..CHANNELS {
             if self.csr.rd_addr.val().index() == 0x441 + 0x10 * c {
                 self.csr.rd_data.next = self.status[c].val();
             }
@@ -209,7 +210,7 @@ impl Logic for DmaRegs {
             self.msi_lo.d.next = 0.into();
             self.msi_hi.d.next = 0.into();
             self.msi_d.d.next = 0.into();
-            for c in 0..4 {
+            for c in 0..CHANNELS {
                 self.desc_a[c].d.next = 0.into();
                 self.rx_a[c].d.next = 0.into();
                 self.self_a[c].d.next = 0.into();

@@ -10,7 +10,7 @@ use peach2_regmap::dma::{flags, ChannelState, ErrorCause};
 fn dma_host_to_host_64k_write_rate_and_start_latency() {
     big_stack(|| {
         let mut r = Rig::new(31, 1.0, 256);
-        r.full_chunks = true;
+        r.host.full_chunks = true;
         let len = 64 * 1024;
         let d = data_desc(
             HOST_BASE + 0x10_0000,
@@ -19,16 +19,16 @@ fn dma_host_to_host_64k_write_rate_and_start_latency() {
             flags::LAST,
             0,
         );
-        r.fill_sources(&[d]);
+        r.host.fill_sources(&[d]);
         r.put_internal(0, &d);
         // The descriptor writes have left the chip's queues: the start write goes alone.
         r.run(300);
         let start = r.start_internal(0, 0);
         r.run_until_stopped(&[0], 200_000);
         assert_eq!(r.status(0), (ChannelState::Done, ErrorCause::None, 1));
-        r.check_golden(&[d]);
+        r.host.check_golden(&[d]);
 
-        let first_mrd = r.first_mrd.expect("a read was issued") - start;
+        let first_mrd = r.host.first_mrd.expect("a read was issued") - start;
         let mwr: Vec<_> = r
             .tx_log
             .iter()

@@ -5,7 +5,8 @@
 //! the data is in the buffer), then sends its notifications and follows `next`. A
 //! write-immediate descriptor skips the cursors: one 4-byte write of its own value.
 //!
-//! Ring positions: each channel owns 1024 DWs of the reorder buffer; a block starts at a
+//! Ring positions: each channel owns `ring_dws` DWs of the reorder buffer
+//! ([`super::RingLayout`]: 1024 with four channels); a block starts at a
 //! fresh 16-byte line, at the lane of its source (= destination) address, so read and
 //! write cursors agree on every DW's position. Reads may run up to the whole ring ahead of
 //! the last write that has left the buffer.
@@ -61,8 +62,12 @@ pub struct DmaChannel {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
-    /// This channel's number (0..=3; tied off by the controller).
-    pub index: Signal<In, Bits<2>>,
+    /// This channel's first data tag, `8c` (tied off by the controller).
+    pub data_tag_base: Signal<In, Bits<8>>,
+    /// This channel's descriptor-fetch tag (tied off by the controller).
+    pub desc_tag: Signal<In, Bits<8>>,
+    /// DWs of this channel's ring in the reorder buffer (tied off by the controller).
+    pub ring_dws: Signal<In, Bits<16>>,
     /// Pulse: `CONTROL` written with the start bit.
     pub start: Signal<In, Bit>,
     /// The chain is in host memory (at `desc_base`).
@@ -101,8 +106,8 @@ pub struct DmaChannel {
     pub desc_idx: Signal<In, Bits<12>>,
     /// The lanes (wire order).
     pub desc_data: Signal<In, Bits<128>>,
-    /// Channel of the host descriptor DWs.
-    pub desc_chan: Signal<In, Bits<2>>,
+    /// Tag of the fetch the host descriptor DWs answer.
+    pub desc_in_tag: Signal<In, Bits<8>>,
     /// Pulse: the host descriptor is complete.
     pub desc_done: Signal<In, Bit>,
     /// Ring position up to which data has arrived.
@@ -214,7 +219,7 @@ impl Logic for DmaChannel {
         self.desc.ram.next = self.desc_ram.val();
         self.desc.lane_we.next = 0.into();
         if (self.state.q.val() == ChanState::FetchHostWait)
-            && (self.desc_chan.val() == self.index.val())
+            && (self.desc_in_tag.val() == self.desc_tag.val())
         {
             self.desc.lane_we.next = self.desc_we.val();
         }
@@ -301,8 +306,7 @@ impl Logic for DmaChannel {
         self.rd_valid.next = false;
         self.rd_addr.next = self.rd.addr.val();
         self.rd_len_dw.next = self.rd.n.val();
-        self.rd_tag.next =
-            (bit_cast::<8, 2>(self.index.val()) << 3) | bit_cast::<8, 3>(self.issue_idx.val());
+        self.rd_tag.next = self.data_tag_base.val() | bit_cast::<8, 3>(self.issue_idx.val());
         self.rd_pos.next = self.rd.pos.val();
         self.wr_valid.next = false;
         self.wr_imm.next = false;
@@ -356,7 +360,7 @@ impl Logic for DmaChannel {
                 self.rd_valid.next = true;
                 self.rd_addr.next = self.cur.q.val();
                 self.rd_len_dw.next = 8.into();
-                self.rd_tag.next = 0x20 | bit_cast::<8, 2>(self.index.val());
+                self.rd_tag.next = self.desc_tag.val();
                 self.rd_pos.next = 0.into();
                 if self.rd_grant.val() {
                     self.state.d.next = ChanState::FetchHostWait;
@@ -385,7 +389,7 @@ impl Logic for DmaChannel {
                 // Reads, while a tag is free and the ring has room.
                 self.rd_valid.next = (self.rd.rows.val() != 0)
                     && self.can_issue.val()
-                    && (self.r_space.val() <= 1024);
+                    && (self.r_space.val() <= self.ring_dws.val());
                 // Writes, once their data is in the buffer.
                 self.wr_valid.next = (self.wr.rows.val() != 0)
                     && !self.w_short.val().get_bit(15)

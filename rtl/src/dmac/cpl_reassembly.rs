@@ -1,17 +1,18 @@
 //! Read completions back into place: the tag table, the reorder buffer's write side, the
 //! in-order retirement of each channel's reads, and the delivery of fetched descriptors.
 //!
-//! Tags: data reads use tags 0..31, channel c owning `8c..8c+7` in issue order (a ring per
-//! channel); descriptor fetches use tag `0x20 + c`. Per data tag the table (`tag_table`)
-//! holds the ring position of the read's first DW, of its end, and the DWs still to come;
-//! the busy bits stay here.
+//! Tags (`peach2_regmap::dma::tags`): with `C` channels, data reads use tags `0..8C`,
+//! channel c owning `8c..8c+7` in issue order (a ring per channel); descriptor fetches use
+//! tag `8C + c`. Per data tag the table (`tag_table`) holds the ring position of the
+//! read's first DW, of its end, and the DWs still to come; the busy bits stay here.
 //!
 //! A completion may be split at any RCB and completions of different tags may arrive in
 //! any order: the offset of a completion inside its read is `read length - byte count`,
 //! so each payload DW goes straight to its ring position. The reorder buffer is four
 //! banks of 32-bit block RAM (bank = ring position mod 4), so the four lanes of a beat
-//! land in four different banks in the same cycle whatever the lane rotation. Beats are
-//! taken one per cycle, the header beat included.
+//! land in four different banks in the same cycle whatever the lane rotation; each
+//! channel owns `1024 / C` rows of every bank ([`super::RingLayout`]). Beats are taken one
+//! per cycle, the header beat included.
 //!
 //! Retirement: per channel, the oldest read whose DWs have all arrived retires and `avail`
 //! (the ring position up to which data is complete) moves to its end, so writes can go
@@ -21,6 +22,7 @@
 //! that is not outstanding is counted as unexpected and dropped.
 
 use super::tag_table::TagTable;
+use super::RingLayout;
 use crate::stream::TlpSink;
 use rust_hdl::prelude::*;
 
@@ -33,9 +35,9 @@ pub enum ReassemblyState {
     Data,
 }
 
-/// The completion reassembly stage.
-#[derive(LogicBlock, Default)]
-pub struct CplReassembly {
+/// The completion reassembly stage of `C` channels (`CB` bits of channel number).
+#[derive(LogicBlock)]
+pub struct CplReassembly<const C: usize, const CB: usize> {
     /// Core clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
@@ -51,32 +53,32 @@ pub struct CplReassembly {
     /// Its length in DWs.
     pub issue_len_dw: Signal<In, Bits<8>>,
     /// Per channel pulse: forget the channel's outstanding reads (after an error).
-    pub chan_reset: Signal<In, Bits<4>>,
+    pub chan_reset: Signal<In, Bits<C>>,
     /// Per channel: ring position up to which data is complete.
-    pub avail: [Signal<Out, Bits<16>>; 4],
+    pub avail: [Signal<Out, Bits<16>>; C],
     /// Per channel: tag index (0..7) of its next data read.
-    pub issue_idx: [Signal<Out, Bits<3>>; 4],
+    pub issue_idx: [Signal<Out, Bits<3>>; C],
     /// Per channel: a data tag is free.
-    pub can_issue: Signal<Out, Bits<4>>,
+    pub can_issue: Signal<Out, Bits<C>>,
     /// Per channel: no read outstanding (data or descriptor).
-    pub idle: Signal<Out, Bits<4>>,
+    pub idle: Signal<Out, Bits<C>>,
     /// Per channel pulse: a completion failed.
-    pub cpl_error: Signal<Out, Bits<4>>,
+    pub cpl_error: Signal<Out, Bits<C>>,
     /// Per channel pulse: a completion arrived (timeout restart).
-    pub cpl_seen: Signal<Out, Bits<4>>,
+    pub cpl_seen: Signal<Out, Bits<C>>,
     /// Per channel pulse: the descriptor fetch finished.
-    pub desc_done: Signal<Out, Bits<4>>,
+    pub desc_done: Signal<Out, Bits<C>>,
     /// Per lane: a fetched descriptor DW is on `desc_data`.
     pub desc_we: Signal<Out, Bits<4>>,
     /// Per lane l: which DW of the descriptor (0..7), in bits 3l+2..3l.
     pub desc_idx: Signal<Out, Bits<12>>,
     /// The beat's lanes (wire order).
     pub desc_data: Signal<Out, Bits<128>>,
-    /// The channel the descriptor DWs belong to.
-    pub desc_chan: Signal<Out, Bits<2>>,
+    /// The tag of the descriptor fetch the DWs belong to (names the channel).
+    pub desc_tag: Signal<Out, Bits<8>>,
     /// Per bank: write the reorder buffer.
     pub bank_we: Signal<Out, Bits<4>>,
-    /// Per bank: row (channel in 9:8, ring line in 7:0).
+    /// Per bank: row (the channel's rows, then the ring line: [`RingLayout`]).
     pub bank_addr: [Signal<Out, Bits<10>>; 4],
     /// Per bank: data.
     pub bank_data: [Signal<Out, Bits<32>>; 4],
@@ -85,19 +87,19 @@ pub struct CplReassembly {
     /// Header or payload beats next.
     state: DFF<ReassemblyState>,
     /// Per data tag: ring start, ring end and DWs still to come (`tag_table`).
-    tags: TagTable,
-    /// Per data tag (32): a read is outstanding.
-    t_busy: DFF<Bits<32>>,
+    tags: TagTable<C>,
+    /// Per channel, per data tag k (`8c + k`): a read is outstanding.
+    t_busy: [DFF<Bits<8>>; C],
     /// Per channel: DWs of its descriptor fetch still to come.
-    d_rem: [DFF<Bits<8>>; 4],
+    d_rem: [DFF<Bits<8>>; C],
     /// Per channel: a descriptor fetch is outstanding.
-    d_busy: DFF<Bits<4>>,
+    d_busy: DFF<Bits<C>>,
     /// Per channel: data reads issued (mod 16); bits 2:0 name the next tag.
-    ip: [DFF<Bits<4>>; 4],
+    ip: [DFF<Bits<4>>; C],
     /// Per channel: data reads retired (mod 16); bits 2:0 name the oldest tag.
-    rp: [DFF<Bits<4>>; 4],
+    rp: [DFF<Bits<4>>; C],
     /// Per channel: ring position up to which data is complete (`avail`).
-    avail_q: [DFF<Bits<16>>; 4],
+    avail_q: [DFF<Bits<16>>; C],
     // The completion taken, registered at its header for the payload beats after it:
     /// Ring position of its first payload DW.
     r_base: DFF<Bits<16>>,
@@ -106,13 +108,13 @@ pub struct CplReassembly {
     /// Payload DWs.
     r_plen: DFF<Bits<11>>,
     /// Channel.
-    r_chan: DFF<Bits<2>>,
+    r_chan: DFF<Bits<CB>>,
     /// A descriptor fetch's completion (not data).
     r_desc: DFF<Bit>,
     /// It passed the checks (its payload is written).
     r_ok: DFF<Bit>,
     /// Its tag.
-    r_tag: DFF<Bits<5>>,
+    r_tag: DFF<Bits<8>>,
     // Header decode of the beat on the input.
     /// Length field, in DWs (0 means 1024).
     h_len: Signal<Local, Bits<11>>,
@@ -120,14 +122,14 @@ pub struct CplReassembly {
     h_bc_dw: Signal<Local, Bits<16>>,
     /// Tag.
     h_tag: Signal<Local, Bits<8>>,
-    /// A data tag (0..31).
+    /// A data tag (below `8C`).
     h_is_data: Signal<Local, Bit>,
-    /// A descriptor-fetch tag (0x20 + c).
+    /// A descriptor-fetch tag (`8C + c`).
     h_is_desc: Signal<Local, Bit>,
     /// CplD, status SC, not poisoned, byte count a whole number of DWs.
     h_good_status: Signal<Local, Bit>,
     /// Channel of the tag.
-    h_chan: Signal<Local, Bits<2>>,
+    h_chan: Signal<Local, Bits<CB>>,
     // What the tag's read expects (the table for data, `d_rem` for descriptors):
     /// Ring position of the read's first DW.
     lk_start: Signal<Local, Bits<16>>,
@@ -137,8 +139,8 @@ pub struct CplReassembly {
     lk_rem: Signal<Local, Bits<8>>,
     /// The read is outstanding.
     lk_busy: Signal<Local, Bit>,
-    /// The busy bits shifted so that the header tag's is bit 0.
-    busy_at_tag: Signal<Local, Bits<32>>,
+    /// The header tag's channel's busy bits, shifted so that the tag's is bit 0.
+    busy_at_tag: Signal<Local, Bits<8>>,
     /// DWs of the whole read.
     lk_total: Signal<Local, Bits<16>>,
     /// The tag has a read outstanding.
@@ -153,13 +155,13 @@ pub struct CplReassembly {
     /// See `r_plen`.
     e_plen: Signal<Local, Bits<11>>,
     /// See `r_chan`.
-    e_chan: Signal<Local, Bits<2>>,
+    e_chan: Signal<Local, Bits<CB>>,
     /// See `r_desc`.
     e_desc: Signal<Local, Bit>,
     /// See `r_ok`.
     e_ok: Signal<Local, Bit>,
     /// See `r_tag`.
-    e_tag: Signal<Local, Bits<5>>,
+    e_tag: Signal<Local, Bits<8>>,
     /// A beat is taken this cycle.
     take: Signal<Local, Bit>,
     /// Ring position of this beat's lane 0 (payload DW `bidx - 3`).
@@ -178,22 +180,127 @@ pub struct CplReassembly {
     issue_end: Signal<Local, Bits<16>>,
     /// DWs of the read being issued.
     issue_rem: Signal<Local, Bits<8>>,
+    /// The read being issued is a data read.
+    i_is_data: Signal<Local, Bit>,
+    /// The read being issued is a descriptor fetch.
+    i_is_desc: Signal<Local, Bit>,
     /// `t_busy` for the next cycle.
-    busy_n: Signal<Local, Bits<32>>,
+    busy_n: [Signal<Local, Bits<8>>; C],
     /// Per channel: data reads outstanding (issued minus retired, mod 16).
-    outstanding: [Signal<Local, Bits<4>>; 4],
+    outstanding: [Signal<Local, Bits<4>>; C],
     /// `d_busy` for the next cycle.
-    dbusy_n: Signal<Local, Bits<4>>,
+    dbusy_n: Signal<Local, Bits<C>>,
+    /// The first descriptor-fetch tag, `8C`: data tags are below it.
+    data_tags: Constant<Bits<8>>,
+    /// One past the last descriptor-fetch tag, `9C`.
+    desc_tags_end: Constant<Bits<8>>,
+    /// The channel's place in a bank row: shifted by this.
+    row_shift: Constant<Bits<10>>,
+    /// The ring line's place in a bank row: masked by this.
+    row_mask: Constant<Bits<10>>,
 }
 
-impl Logic for CplReassembly {
+impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
+    /// Idle, no read outstanding; panics on a channel count without a tag layout.
+    pub fn new() -> Self {
+        let ring = RingLayout::new(C, CB);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            cpl: Default::default(),
+            issue_valid: Default::default(),
+            issue_tag: Default::default(),
+            issue_pos: Default::default(),
+            issue_len_dw: Default::default(),
+            chan_reset: Default::default(),
+            avail: array_init::array_init(|_| Default::default()),
+            issue_idx: array_init::array_init(|_| Default::default()),
+            can_issue: Default::default(),
+            idle: Default::default(),
+            cpl_error: Default::default(),
+            cpl_seen: Default::default(),
+            desc_done: Default::default(),
+            desc_we: Default::default(),
+            desc_idx: Default::default(),
+            desc_data: Default::default(),
+            desc_tag: Default::default(),
+            bank_we: Default::default(),
+            bank_addr: Default::default(),
+            bank_data: Default::default(),
+            cpl_unexpected: Default::default(),
+            state: Default::default(),
+            tags: TagTable::new(),
+            t_busy: array_init::array_init(|_| Default::default()),
+            d_rem: array_init::array_init(|_| Default::default()),
+            d_busy: Default::default(),
+            ip: array_init::array_init(|_| Default::default()),
+            rp: array_init::array_init(|_| Default::default()),
+            avail_q: array_init::array_init(|_| Default::default()),
+            r_base: Default::default(),
+            r_bidx: Default::default(),
+            r_plen: Default::default(),
+            r_chan: Default::default(),
+            r_desc: Default::default(),
+            r_ok: Default::default(),
+            r_tag: Default::default(),
+            h_len: Default::default(),
+            h_bc_dw: Default::default(),
+            h_tag: Default::default(),
+            h_is_data: Default::default(),
+            h_is_desc: Default::default(),
+            h_good_status: Default::default(),
+            h_chan: Default::default(),
+            lk_start: Default::default(),
+            lk_end: Default::default(),
+            lk_rem: Default::default(),
+            lk_busy: Default::default(),
+            busy_at_tag: Default::default(),
+            lk_total: Default::default(),
+            h_known: Default::default(),
+            h_ok: Default::default(),
+            e_base: Default::default(),
+            e_bidx: Default::default(),
+            e_plen: Default::default(),
+            e_chan: Default::default(),
+            e_desc: Default::default(),
+            e_ok: Default::default(),
+            e_tag: Default::default(),
+            take: Default::default(),
+            bq: Default::default(),
+            q: Default::default(),
+            t: Default::default(),
+            row: Default::default(),
+            v: Default::default(),
+            plen_end: Default::default(),
+            issue_end: Default::default(),
+            issue_rem: Default::default(),
+            i_is_data: Default::default(),
+            i_is_desc: Default::default(),
+            busy_n: array_init::array_init(|_| Default::default()),
+            outstanding: array_init::array_init(|_| Default::default()),
+            dbusy_n: Default::default(),
+            data_tags: Constant::new(u64::from(ring.data_tags).into()),
+            desc_tags_end: Constant::new(u64::from(ring.desc_tags_end).into()),
+            row_shift: Constant::new(ring.row_shift.into()),
+            row_mask: Constant::new(ring.row_mask.into()),
+        }
+    }
+}
+
+impl<const C: usize, const CB: usize> Default for CplReassembly<C, CB> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, state, t_busy, d_busy, r_base, r_bidx, r_plen, r_chan, r_desc, r_ok, r_tag
-        );
+        dff_setup!(self, clock, state, d_busy, r_base, r_bidx, r_plen, r_chan, r_desc, r_ok, r_tag);
         self.tags.clock.next = self.clock.val();
-        for c in 0..4 {
+        for c in 0..C {
+            self.t_busy[c].clock.next = self.clock.val();
+            self.t_busy[c].d.next = self.t_busy[c].q.val();
             self.d_rem[c].clock.next = self.clock.val();
             self.d_rem[c].d.next = self.d_rem[c].q.val();
             self.ip[c].clock.next = self.clock.val();
@@ -210,22 +317,28 @@ impl Logic for CplReassembly {
         self.h_len.next = bit_cast::<11, 10>(self.cpl.data.val().get_bits::<10>(0));
         self.h_bc_dw.next = bit_cast::<16, 10>(self.cpl.data.val().get_bits::<10>(34));
         self.h_tag.next = self.cpl.data.val().get_bits::<8>(72);
-        self.h_is_data.next = self.h_tag.val().get_bits::<3>(5) == 0;
-        self.h_is_desc.next = self.h_tag.val().get_bits::<6>(2) == 8;
+        self.h_is_data.next = self.h_tag.val() < self.data_tags.val();
+        self.h_is_desc.next = (self.h_tag.val() >= self.data_tags.val())
+            && (self.h_tag.val() < self.desc_tags_end.val());
         // CplD (fmt 010, type 01010), status SC, not poisoned, byte count a whole DW count.
         self.h_good_status.next = (self.cpl.data.val().get_bits::<8>(24) == 0x4A)
             && (self.cpl.data.val().get_bits::<3>(45) == 0)
             && !self.cpl.data.val().get_bit(14)
             && (self.cpl.data.val().get_bits::<2>(32) == 0);
-        self.h_chan.next = self.h_tag.val().get_bits::<2>(3);
+        self.h_chan.next = self.h_tag.val().get_bits::<CB>(3);
         // The table is read at the tag of the completion being taken: the header's,
         // or the registered one while its payload beats follow.
         self.tags.lookup_tag.next = self.r_tag.q.val();
         if self.state.q.val() == ReassemblyState::Header {
-            self.tags.lookup_tag.next = self.h_tag.val().get_bits::<5>(0);
+            self.tags.lookup_tag.next = self.h_tag.val();
         }
-        self.busy_at_tag.next =
-            self.t_busy.q.val() >> bit_cast::<32, 5>(self.h_tag.val().get_bits::<5>(0));
+        self.busy_at_tag.next = 0.into();
+        for c in 0..C {
+            if self.h_tag.val().get_bits::<CB>(3).index() == c {
+                self.busy_at_tag.next =
+                    self.t_busy[c].q.val() >> bit_cast::<8, 3>(self.h_tag.val().get_bits::<3>(0));
+            }
+        }
         self.lk_start.next = 0.into();
         self.lk_end.next = 8.into();
         self.lk_rem.next = 0.into();
@@ -237,9 +350,9 @@ impl Logic for CplReassembly {
             self.lk_busy.next = self.busy_at_tag.val().get_bit(0);
         }
         if self.h_is_desc.val() {
-            self.h_chan.next = self.h_tag.val().get_bits::<2>(0);
-            for c in 0..4 {
-                if self.h_tag.val().get_bits::<2>(0).index() == c {
+            self.h_chan.next = self.h_tag.val().get_bits::<CB>(0);
+            for c in 0..C {
+                if self.h_tag.val().get_bits::<CB>(0).index() == c {
                     self.lk_rem.next = self.d_rem[c].q.val();
                     self.lk_busy.next = self.d_busy.q.val().get_bit(c);
                 }
@@ -271,7 +384,7 @@ impl Logic for CplReassembly {
             self.e_chan.next = self.h_chan.val();
             self.e_desc.next = self.h_is_desc.val();
             self.e_ok.next = self.h_ok.val() && self.cpl.sop.val();
-            self.e_tag.next = self.h_tag.val().get_bits::<5>(0);
+            self.e_tag.next = self.h_tag.val();
         }
         self.cpl.ready.next = true;
         self.take.next = self.cpl.valid.val();
@@ -286,14 +399,14 @@ impl Logic for CplReassembly {
         self.t[1].next = self.e_bidx.val() + 1;
         self.t[2].next = self.e_bidx.val() + 2;
         self.t[3].next = self.e_bidx.val() + 3;
-        self.row[0].next = (bit_cast::<10, 2>(self.e_chan.val()) << 8)
-            | bit_cast::<10, 8>(self.q[0].val().get_bits::<8>(2));
-        self.row[1].next = (bit_cast::<10, 2>(self.e_chan.val()) << 8)
-            | bit_cast::<10, 8>(self.q[1].val().get_bits::<8>(2));
-        self.row[2].next = (bit_cast::<10, 2>(self.e_chan.val()) << 8)
-            | bit_cast::<10, 8>(self.q[2].val().get_bits::<8>(2));
-        self.row[3].next = (bit_cast::<10, 2>(self.e_chan.val()) << 8)
-            | bit_cast::<10, 8>(self.q[3].val().get_bits::<8>(2));
+        self.row[0].next = (bit_cast::<10, CB>(self.e_chan.val()) << self.row_shift.val())
+            | (self.q[0].val().get_bits::<10>(2) & self.row_mask.val());
+        self.row[1].next = (bit_cast::<10, CB>(self.e_chan.val()) << self.row_shift.val())
+            | (self.q[1].val().get_bits::<10>(2) & self.row_mask.val());
+        self.row[2].next = (bit_cast::<10, CB>(self.e_chan.val()) << self.row_shift.val())
+            | (self.q[2].val().get_bits::<10>(2) & self.row_mask.val());
+        self.row[3].next = (bit_cast::<10, CB>(self.e_chan.val()) << self.row_shift.val())
+            | (self.q[3].val().get_bits::<10>(2) & self.row_mask.val());
         self.plen_end.next = self.e_plen.val() + 3;
         self.v.next = 0.into();
         for l in 0..4 {
@@ -307,7 +420,7 @@ impl Logic for CplReassembly {
         }
         self.bank_we.next = 0.into();
         self.desc_we.next = 0.into();
-        self.desc_chan.next = self.e_chan.val();
+        self.desc_tag.next = self.e_tag.val();
         self.desc_data.next = self.cpl.data.val();
         self.desc_idx.next = bit_cast::<12, 3>(self.q[0].val().get_bits::<3>(0))
             | (bit_cast::<12, 3>(self.q[1].val().get_bits::<3>(0)) << 3)
@@ -337,7 +450,7 @@ impl Logic for CplReassembly {
 
         // Header: account for the completion; payload beats follow in Data.
         self.tags.clear.next = false;
-        self.tags.clear_tag.next = self.h_tag.val().get_bits::<5>(0);
+        self.tags.clear_tag.next = self.h_tag.val();
         self.tags.dec.next = false;
         self.tags.dec_tag.next = self.e_tag.val();
         self.tags.dec_rem.next = self.tags.lookup_rem.val() - self.e_plen.val().get_bits::<8>(0);
@@ -361,7 +474,7 @@ impl Logic for CplReassembly {
             if !self.h_known.val() {
                 self.cpl_unexpected.next = true;
             } else {
-                for c in 0..4 {
+                for c in 0..C {
                     if self.h_chan.val().index() == c {
                         self.cpl_seen.next = self.cpl_seen.val().replace_bit(c, true);
                         if !self.h_ok.val() {
@@ -372,8 +485,8 @@ impl Logic for CplReassembly {
                 if !self.h_ok.val() {
                     // The read counts as finished: its channel stops on the error.
                     self.tags.clear.next = self.h_is_data.val();
-                    for c in 0..4 {
-                        if self.h_is_desc.val() && (self.h_tag.val().get_bits::<2>(0).index() == c)
+                    for c in 0..C {
+                        if self.h_is_desc.val() && (self.h_tag.val().get_bits::<CB>(0).index() == c)
                         {
                             self.d_rem[c].d.next = 0.into();
                         }
@@ -387,8 +500,8 @@ impl Logic for CplReassembly {
         // The last beat: the DWs are in place, count them.
         if self.take.val() && self.cpl.eop.val() && self.e_ok.val() {
             self.tags.dec.next = !self.e_desc.val();
-            for c in 0..4 {
-                if self.e_desc.val() && (self.e_tag.val().get_bits::<2>(0).index() == c) {
+            for c in 0..C {
+                if self.e_desc.val() && (self.e_tag.val().get_bits::<CB>(0).index() == c) {
                     self.d_rem[c].d.next =
                         self.d_rem[c].q.val() - self.e_plen.val().get_bits::<8>(0);
                 }
@@ -398,32 +511,33 @@ impl Logic for CplReassembly {
         // Issue: record where the read's data goes.
         self.issue_end.next = self.issue_pos.val() + bit_cast::<16, 8>(self.issue_len_dw.val());
         self.issue_rem.next = self.issue_len_dw.val();
-        self.tags.issue.next =
-            self.issue_valid.val() && (self.issue_tag.val().get_bits::<3>(5) == 0);
-        self.tags.issue_tag.next = self.issue_tag.val().get_bits::<5>(0);
+        self.i_is_data.next = self.issue_tag.val() < self.data_tags.val();
+        self.i_is_desc.next = (self.issue_tag.val() >= self.data_tags.val())
+            && (self.issue_tag.val() < self.desc_tags_end.val());
+        self.tags.issue.next = self.issue_valid.val() && self.i_is_data.val();
+        self.tags.issue_tag.next = self.issue_tag.val();
         self.tags.issue_start.next = self.issue_pos.val();
         self.tags.issue_end.next = self.issue_end.val();
         self.tags.issue_rem.next = self.issue_rem.val();
-        if self.issue_valid.val() && (self.issue_tag.val().get_bits::<3>(5) == 0) {
-            for c in 0..4 {
-                if self.issue_tag.val().get_bits::<2>(3).index() == c {
-                    self.ip[c].d.next = self.ip[c].q.val() + 1;
-                }
-            }
-        }
-        self.busy_n.next = self.t_busy.q.val();
-        if self.issue_valid.val() && (self.issue_tag.val().get_bits::<3>(5) == 0) {
-            for i in 0..32 {
-                if self.issue_tag.val().get_bits::<5>(0).index() == i {
-                    self.busy_n.next = self.busy_n.val().replace_bit(i, true);
+        for c in 0..C {
+            self.busy_n[c].next = self.t_busy[c].q.val();
+            if self.issue_valid.val()
+                && self.i_is_data.val()
+                && (self.issue_tag.val().get_bits::<CB>(3).index() == c)
+            {
+                self.ip[c].d.next = self.ip[c].q.val() + 1;
+                for k in 0..8 {
+                    if self.issue_tag.val().get_bits::<3>(0).index() == k {
+                        self.busy_n[c].next = self.busy_n[c].val().replace_bit(k, true);
+                    }
                 }
             }
         }
         self.dbusy_n.next = self.d_busy.q.val();
-        for c in 0..4 {
+        for c in 0..C {
             if self.issue_valid.val()
-                && (self.issue_tag.val().get_bits::<6>(2) == 8)
-                && (self.issue_tag.val().get_bits::<2>(0).index() == c)
+                && self.i_is_desc.val()
+                && (self.issue_tag.val().get_bits::<CB>(0).index() == c)
             {
                 self.dbusy_n.next = self.dbusy_n.val().replace_bit(c, true);
                 self.d_rem[c].d.next = self.issue_len_dw.val();
@@ -434,21 +548,18 @@ impl Logic for CplReassembly {
         self.desc_done.next = 0.into();
         self.can_issue.next = 0.into();
         self.idle.next = 0.into();
-        // Channel c's oldest read has tag 8c + rp[c] (mod 8).
-        self.tags.retire_tag[0].next = bit_cast::<5, 3>(self.rp[0].q.val().get_bits::<3>(0));
-        self.tags.retire_tag[1].next = 8 | bit_cast::<5, 3>(self.rp[1].q.val().get_bits::<3>(0));
-        self.tags.retire_tag[2].next = 16 | bit_cast::<5, 3>(self.rp[2].q.val().get_bits::<3>(0));
-        self.tags.retire_tag[3].next = 24 | bit_cast::<5, 3>(self.rp[3].q.val().get_bits::<3>(0));
-        for c in 0..4 {
+        for c in 0..C {
+            // Channel c's oldest read has tag 8c + rp[c] (mod 8).
+            self.tags.retire_idx[c].next = self.rp[c].q.val().get_bits::<3>(0);
             for k in 0..8 {
                 if (self.rp[c].q.val().get_bits::<3>(0).index() == k)
                     && (self.rp[c].q.val() != self.ip[c].q.val())
-                    && self.t_busy.q.val().get_bit(8 * c + k)
+                    && self.t_busy[c].q.val().get_bit(k)
                     && (self.tags.retire_rem[c].val() == 0)
                 {
                     self.avail_q[c].d.next = self.tags.retire_end[c].val();
                     self.rp[c].d.next = self.rp[c].q.val() + 1;
-                    self.busy_n.next = self.busy_n.val().replace_bit(8 * c + k, false);
+                    self.busy_n[c].next = self.busy_n[c].val().replace_bit(k, false);
                 }
             }
             if self.d_busy.q.val().get_bit(c) && (self.d_rem[c].q.val() == 0) {
@@ -467,19 +578,17 @@ impl Logic for CplReassembly {
             if self.chan_reset.val().get_bit(c) {
                 self.rp[c].d.next = self.ip[c].q.val();
                 self.dbusy_n.next = self.dbusy_n.val().replace_bit(c, false);
-                for k in 0..8 {
-                    self.busy_n.next = self.busy_n.val().replace_bit(8 * c + k, false);
-                }
+                self.busy_n[c].next = 0.into();
             }
+            self.t_busy[c].d.next = self.busy_n[c].val();
         }
 
-        self.t_busy.d.next = self.busy_n.val();
         self.d_busy.d.next = self.dbusy_n.val();
         if self.reset.val() {
             self.state.d.next = ReassemblyState::Header;
-            self.t_busy.d.next = 0.into();
             self.d_busy.d.next = 0.into();
-            for c in 0..4 {
+            for c in 0..C {
+                self.t_busy[c].d.next = 0.into();
                 self.ip[c].d.next = 0.into();
                 self.rp[c].d.next = 0.into();
                 self.avail_q[c].d.next = 0.into();

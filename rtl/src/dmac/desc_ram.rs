@@ -2,7 +2,7 @@
 //! (bank k holds DW k of every descriptor), so a whole descriptor is read in one cycle.
 //!
 //! Written DW by DW from BAR0 (`DESC[i]`, `peach2_regmap::dma`); only whole-DW writes
-//! are applied (block RAM has no byte enables here). Read by the four channels: one
+//! are applied (block RAM has no byte enables here). Read by the `C` channels: one
 //! request per cycle, lowest channel first (a channel reads once per descriptor, so no
 //! channel can starve another); the descriptor appears on `desc` one cycle after the grant,
 //! with `desc_valid` set for the granted channel.
@@ -10,9 +10,9 @@
 use crate::csr::bus::CsrTarget;
 use rust_hdl::prelude::*;
 
-/// The descriptor memory.
-#[derive(LogicBlock, Default)]
-pub struct DescRam {
+/// The descriptor memory, read by `C` channels.
+#[derive(LogicBlock)]
+pub struct DescRam<const C: usize> {
     /// Core clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high (the memory keeps its contents).
@@ -21,36 +21,59 @@ pub struct DescRam {
     /// answered with 0.
     pub csr: CsrTarget,
     /// Per channel: a descriptor read is wanted.
-    pub req: Signal<In, Bits<4>>,
+    pub req: Signal<In, Bits<C>>,
     /// Per channel: the descriptor index wanted.
-    pub req_index: [Signal<In, Bits<10>>; 4],
+    pub req_index: [Signal<In, Bits<10>>; C],
     /// Per channel: the descriptor on `desc` is this channel's (one cycle after its request).
-    pub desc_valid: Signal<Out, Bits<4>>,
+    pub desc_valid: Signal<Out, Bits<C>>,
     /// The descriptor read, DW k in bits 32k+31..32k.
     pub desc: Signal<Out, Bits<256>>,
     banks: [RAM<Bits<32>, 10>; 8],
-    granted: DFF<Bits<4>>,
-    grant: Signal<Local, Bits<4>>,
+    /// The channel granted last cycle: its descriptor is on `desc`.
+    granted: DFF<Bits<C>>,
+    /// The channel granted now.
+    grant: Signal<Local, Bits<C>>,
+    /// The index read now.
     rd_index: Signal<Local, Bits<10>>,
 }
 
-impl Logic for DescRam {
+impl<const C: usize> DescRam<C> {
+    /// The memory (contents cleared in simulation, undefined in hardware until written).
+    pub fn new() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            csr: Default::default(),
+            req: Default::default(),
+            req_index: array_init::array_init(|_| Default::default()),
+            desc_valid: Default::default(),
+            desc: Default::default(),
+            banks: Default::default(),
+            granted: Default::default(),
+            grant: Default::default(),
+            rd_index: Default::default(),
+        }
+    }
+}
+
+impl<const C: usize> Default for DescRam<C> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const C: usize> Logic for DescRam<C> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, granted);
+        // The lowest requesting channel: the first bit set.
         self.grant.next = 0.into();
         self.rd_index.next = self.req_index[0].val();
-        if self.req.val().get_bit(0) {
-            self.grant.next = 1.into();
-        } else if self.req.val().get_bit(1) {
-            self.grant.next = 2.into();
-            self.rd_index.next = self.req_index[1].val();
-        } else if self.req.val().get_bit(2) {
-            self.grant.next = 4.into();
-            self.rd_index.next = self.req_index[2].val();
-        } else if self.req.val().get_bit(3) {
-            self.grant.next = 8.into();
-            self.rd_index.next = self.req_index[3].val();
+        for c in 0..C {
+            if self.req.val().get_bit(c) && (self.grant.val() == 0) {
+                self.grant.next = self.grant.val().replace_bit(c, true);
+                self.rd_index.next = self.req_index[c].val();
+            }
         }
         self.granted.d.next = self.grant.val();
         self.desc_valid.next = self.granted.q.val();

@@ -20,7 +20,8 @@ fn good_desc() -> Descriptor {
 
 /// Writes into `[lo, hi)` the chip sent.
 fn writes_into(r: &Rig, lo: u64, hi: u64) -> usize {
-    r.writes
+    r.host
+        .writes
         .iter()
         .filter(|(_, w)| (lo..hi).contains(&w.address().unwrap().0))
         .count()
@@ -34,9 +35,9 @@ fn one_bad_descriptor(seed: u64, bad: Descriptor, cause: ErrorCause, setup: impl
     let mut r = Rig::new(seed, 0.9, 256);
     setup(&mut r);
     let good = good_desc();
-    r.fill_sources(&[good]);
+    r.host.fill_sources(&[good]);
     if bad.src >> 40 == 0 && bad.length > 0 && bad.length <= 1 << 16 {
-        r.fill_sources(&[bad]);
+        r.host.fill_sources(&[bad]);
     }
     r.put_internal(4, &good);
     r.put_internal(40, &bad);
@@ -44,7 +45,7 @@ fn one_bad_descriptor(seed: u64, bad: Descriptor, cause: ErrorCause, setup: impl
     r.start_internal(1, 40);
     r.run_until_stopped(&[0, 1], 100_000);
     assert_eq!(r.status(0), (ChannelState::Done, ErrorCause::None, 1));
-    r.check_golden(&[good]);
+    r.host.check_golden(&[good]);
     assert_eq!(r.status(1), (ChannelState::Error, cause, 0));
     assert_eq!(
         r.csr_read(dma::channel_reg(1, dma::CH_CURRENT_LO)),
@@ -61,7 +62,7 @@ fn one_bad_descriptor(seed: u64, bad: Descriptor, cause: ErrorCause, setup: impl
         0
     );
     // Only the good channel's data went out: its MWrs and nothing else.
-    let total: usize = r.writes.iter().map(|(_, w)| w.payload_len()).sum();
+    let total: usize = r.host.writes.iter().map(|(_, w)| w.payload_len()).sum();
     assert_eq!(total, 4096);
 }
 
@@ -242,8 +243,9 @@ fn dma_error_completion_timeout() {
             flags::LAST,
             0,
         );
-        r.fill_sources(&[good, bad]);
-        r.silent_ranges
+        r.host.fill_sources(&[good, bad]);
+        r.host
+            .silent_ranges
             .push((HOST_BASE + 0x30_0000, HOST_BASE + 0x30_0800));
         r.put_internal(4, &good);
         r.put_internal(40, &bad);
@@ -254,7 +256,7 @@ fn dma_error_completion_timeout() {
         assert_eq!(r.status(1).0, ChannelState::Busy);
         r.run_until_stopped(&[0, 1], 100_000);
         assert_eq!(r.status(0), (ChannelState::Done, ErrorCause::None, 1));
-        r.check_golden(&[good]);
+        r.host.check_golden(&[good]);
         assert_eq!(
             r.status(1),
             (ChannelState::Error, ErrorCause::CplTimeout, 0)
@@ -271,12 +273,12 @@ fn dma_error_completion_timeout() {
             flags::LAST,
             0,
         );
-        r.fill_sources(&[again]);
+        r.host.fill_sources(&[again]);
         r.put_internal(41, &again);
         r.start_internal(1, 41);
         r.run_until_stopped(&[1], 50_000);
         assert_eq!(r.status(1), (ChannelState::Done, ErrorCause::None, 1));
-        r.check_golden(&[again]);
+        r.host.check_golden(&[again]);
     });
 }
 
@@ -298,8 +300,8 @@ fn dma_error_chain_limit_stops_a_looping_chain() {
                 )
             })
             .collect();
-        r.fill_sources(&[good]);
-        r.fill_sources(&ring);
+        r.host.fill_sources(&[good]);
+        r.host.fill_sources(&ring);
         r.put_internal(4, &good);
         for (k, d) in ring.iter().enumerate() {
             r.put_internal(40 + k as u32, d);
@@ -308,18 +310,18 @@ fn dma_error_chain_limit_stops_a_looping_chain() {
         r.start_internal(1, 40);
         r.run_until_stopped(&[0, 1], 100_000);
         assert_eq!(r.status(0), (ChannelState::Done, ErrorCause::None, 1));
-        r.check_golden(&[good]);
+        r.host.check_golden(&[good]);
         assert_eq!(
             r.status(1),
             (ChannelState::Error, ErrorCause::ChainLimit, 3)
         );
         // The three allowed descriptors moved; the fourth did not.
-        r.check_golden(&ring[..3]);
+        r.host.check_golden(&ring[..3]);
         assert_eq!(
             writes_into(&r, HOST_BASE + 0x38_3000, HOST_BASE + 0x38_4000),
             0
         );
-        let total: usize = r.writes.iter().map(|(_, w)| w.payload_len()).sum();
+        let total: usize = r.host.writes.iter().map(|(_, w)| w.payload_len()).sum();
         assert_eq!(total, 4096 + 3 * 512);
     });
 }

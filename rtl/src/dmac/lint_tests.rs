@@ -1,6 +1,8 @@
-//! Verilator lint (`-Wall`, project waivers) of every DMA block on its own, of the
-//! internal port mux and of the DMA register file, so a lint problem names its block.
+//! Verilator lint (`-Wall`, project waivers) of every DMA block on its own (with the
+//! chip's channel count), of the internal port mux and of the DMA register file, so a lint
+//! problem names its block.
 
+use super::{CHANNELS as C, CHANNEL_BITS as CB};
 use crate::verilog::checks::lint_verilog;
 use crate::verilog::export::block_verilog;
 use rust_hdl::prelude::Block;
@@ -18,7 +20,7 @@ fn dmac_channel_lint_clean() {
 #[test]
 fn dmac_datapath_blocks_lint_clean() {
     lint(
-        &mut super::cpl_reassembly::CplReassembly::default(),
+        &mut super::cpl_reassembly::CplReassembly::<C, CB>::new(),
         "dma_cpl_reassembly",
     );
     lint(&mut super::cursor::Cursor::default(), "dma_cursor");
@@ -27,23 +29,29 @@ fn dmac_datapath_blocks_lint_clean() {
         &mut super::desc_check::DescCheck::default(),
         "dma_desc_check",
     );
-    lint(&mut super::desc_ram::DescRam::default(), "dma_desc_ram");
+    lint(&mut super::desc_ram::DescRam::<C>::new(), "dma_desc_ram");
     lint(
         &mut super::dest_route::DestRoute::default(),
         "dma_dest_route",
     );
-    lint(&mut super::read_req::ReadReq::default(), "dma_read_req");
-    lint(&mut super::tag_table::TagTable::default(), "dma_tag_table");
     lint(
-        &mut super::round_robin::RoundRobin4::default(),
+        &mut super::read_req::ReadReq::<C, CB>::new(),
+        "dma_read_req",
+    );
+    lint(&mut super::tag_table::TagTable::<C>::new(), "dma_tag_table");
+    lint(
+        &mut super::round_robin::RoundRobin::<C, CB>::new(),
         "dma_round_robin",
     );
-    lint(&mut super::write_gen::WriteGen::new(), "dma_write_gen");
+    lint(
+        &mut super::write_gen::WriteGen::<C, CB>::new(),
+        "dma_write_gen",
+    );
 }
 
 #[test]
 fn dmac_top_lint_clean() {
-    lint(&mut super::Dmac::new(), "dmac");
+    lint(&mut super::ChipDmac::new(), "dmac");
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! The DMA controller: four channels moving descriptor chains with RDMA writes.
+//! The DMA controller: `C` channels (four in the chip: `peach2_regmap::dma::CHANNELS`)
+//! moving descriptor chains with RDMA writes.
 //!
 //! Data path, one stage per file:
 //!
@@ -14,7 +15,8 @@
 //!   `desc_regs` (the current descriptor and its fields), `desc_check` (the
 //!   descriptor's error cause), and two `cursor`s (read and write: the next TLP's
 //!   address, size and ring position, block after block).
-//! - `read_req`: round-robin MRd issue with tags (`8c..8c+7` data, `0x20+c` descriptors).
+//! - `read_req`: round-robin MRd issue with tags (`8c..8c+7` data, `8C+c` descriptors:
+//!   `peach2_regmap::dma::tags`).
 //! - `cpl_reassembly`: completions (split, out of order across tags) into the reorder
 //!   buffer, in-order retirement per channel, host descriptor delivery; `tag_table` is
 //!   its per-tag array (start, end, DWs to come).
@@ -38,6 +40,8 @@ pub mod write_gen;
 #[cfg(test)]
 mod bandwidth_tests;
 #[cfg(test)]
+mod channel_count_tests;
+#[cfg(test)]
 mod error_tests;
 #[cfg(test)]
 mod lint_tests;
@@ -52,13 +56,60 @@ use crate::stream::{TlpSink, TlpSource};
 use channel::DmaChannel;
 use cpl_reassembly::CplReassembly;
 use desc_ram::DescRam;
+use peach2_regmap::dma::{self as regmap_dma, tags};
 use read_req::ReadReq;
 use rust_hdl::prelude::*;
 use write_gen::WriteGen;
 
-/// The DMA controller.
+/// Channels of the chip's DMA controller.
+pub const CHANNELS: usize = regmap_dma::CHANNELS as usize;
+/// Bits of a channel number in the chip.
+pub const CHANNEL_BITS: usize = regmap_dma::CHANNEL_BITS as usize;
+/// The chip's DMA controller.
+pub type ChipDmac = Dmac<CHANNELS, CHANNEL_BITS>;
+
+/// Rows of each reorder-buffer bank (four banks of 32-bit block RAM: 16 KiB).
+pub const BANK_ROWS: u64 = 1024;
+
+/// How `C` channels share the read tags and the reorder buffer: each channel owns
+/// `BANK_ROWS / C` rows of every bank (its ring of `4 · BANK_ROWS / C` DWs); a DW at ring
+/// position q of channel c sits in bank `q mod 4`, row `c << row_shift | (q / 4) & row_mask`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RingLayout {
+    /// DWs of a channel's ring.
+    pub ring_dws: u64,
+    /// Shift of the channel number in a bank row.
+    pub row_shift: u64,
+    /// Mask of the ring line in a bank row.
+    pub row_mask: u64,
+    /// Data tags, `8C`: descriptor-fetch tags follow them.
+    pub data_tags: u32,
+    /// One past the last descriptor-fetch tag, `9C`.
+    pub desc_tags_end: u32,
+}
+
+impl RingLayout {
+    /// The layout of `c` channels of `cb` bits; panics (a design error, at elaboration)
+    /// unless `c == 1 << cb` and the regmap's tag layout holds for `c`.
+    pub fn new(c: usize, cb: usize) -> Self {
+        assert!(
+            c == 1 << cb && tags::layout_ok(c as u32),
+            "a DMA controller of {c} channels ({cb} bits) has no tag layout: 2, 4, 8 or 16"
+        );
+        let rows = BANK_ROWS / c as u64;
+        Self {
+            ring_dws: 4 * rows,
+            row_shift: u64::from(rows.trailing_zeros()),
+            row_mask: rows - 1,
+            data_tags: tags::data_tags(c as u32),
+            desc_tags_end: tags::desc(c as u32, c as u32),
+        }
+    }
+}
+
+/// The DMA controller of `C` channels (`CB` bits of channel number).
 #[derive(LogicBlock)]
-pub struct Dmac {
+pub struct Dmac<const C: usize, const CB: usize> {
     /// Core clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
@@ -80,19 +131,19 @@ pub struct Dmac {
     /// Where global writes go.
     pub routes: RouteConfig,
     /// Per channel: start pulse.
-    pub start: [Signal<In, Bit>; 4],
+    pub start: [Signal<In, Bit>; C],
     /// Per channel: host chain.
-    pub start_host: [Signal<In, Bit>; 4],
+    pub start_host: [Signal<In, Bit>; C],
     /// Per channel: first internal descriptor.
-    pub start_index: [Signal<In, Bits<10>>; 4],
+    pub start_index: [Signal<In, Bits<10>>; C],
     /// Per channel: `DESC`.
-    pub desc_base: [Signal<In, Bits<64>>; 4],
+    pub desc_base: [Signal<In, Bits<64>>; C],
     /// Per channel: `NOTIFY_RX`.
-    pub notify_rx_addr: [Signal<In, Bits<64>>; 4],
+    pub notify_rx_addr: [Signal<In, Bits<64>>; C],
     /// Per channel: `NOTIFY_SELF`.
-    pub notify_self_addr: [Signal<In, Bits<64>>; 4],
+    pub notify_self_addr: [Signal<In, Bits<64>>; C],
     /// Per channel: `NOTIFY_VALUE`.
-    pub notify_value: [Signal<In, Bits<32>>; 4],
+    pub notify_value: [Signal<In, Bits<32>>; C],
     /// `DMA_CHAIN_LIMIT`.
     pub chain_limit: Signal<In, Bits<32>>,
     /// `DMA_CPL_TIMEOUT`.
@@ -102,29 +153,44 @@ pub struct Dmac {
     /// `DMA_MSI_DATA`.
     pub msi_data: Signal<In, Bits<32>>,
     /// Per channel: `STATUS`.
-    pub status: [Signal<Out, Bits<32>>; 4],
+    pub status: [Signal<Out, Bits<32>>; C],
     /// Per channel: `COUNT`.
-    pub count: [Signal<Out, Bits<32>>; 4],
+    pub count: [Signal<Out, Bits<32>>; C],
     /// Per channel: `CURRENT`.
-    pub current: [Signal<Out, Bits<64>>; 4],
+    pub current: [Signal<Out, Bits<64>>; C],
     /// Pulse: a completion matched no outstanding read.
     pub cpl_unexpected: Signal<Out, Bit>,
-    chans: [DmaChannel; 4],
-    desc_ram: DescRam,
-    read_req: ReadReq,
-    reasm: CplReassembly,
-    write_gen: WriteGen,
+    chans: [DmaChannel; C],
+    desc_ram: DescRam<C>,
+    read_req: ReadReq<C, CB>,
+    reasm: CplReassembly<C, CB>,
+    write_gen: WriteGen<C, CB>,
+    /// The reorder buffer's four banks (bank = ring position mod 4).
     ring: [RAM<Bits<32>, 10>; 4],
-    v_desc_req: Signal<Local, Bits<4>>,
-    v_rd: Signal<Local, Bits<4>>,
-    v_wr: Signal<Local, Bits<4>>,
-    v_imm: Signal<Local, Bits<4>>,
-    v_reset: Signal<Local, Bits<4>>,
+    /// Per channel: wants a descriptor from the internal memory.
+    v_desc_req: Signal<Local, Bits<C>>,
+    /// Per channel: wants a read.
+    v_rd: Signal<Local, Bits<C>>,
+    /// Per channel: wants a write.
+    v_wr: Signal<Local, Bits<C>>,
+    /// Per channel: its write carries a value.
+    v_imm: Signal<Local, Bits<C>>,
+    /// Per channel: forget its outstanding reads.
+    v_reset: Signal<Local, Bits<C>>,
+    /// Per channel: its first data tag.
+    data_tag_base: [Constant<Bits<8>>; C],
+    /// Per channel: its descriptor-fetch tag.
+    desc_tag: [Constant<Bits<8>>; C],
+    /// DWs of each channel's ring.
+    ring_dws: Constant<Bits<16>>,
 }
 
-impl Dmac {
-    /// A DMA controller with idle channels.
+impl<const C: usize, const CB: usize> Dmac<C, CB> {
+    /// A DMA controller with idle channels; panics (at elaboration) unless `C == 1 << CB`
+    /// is 2, 4, 8 or 16.
     pub fn new() -> Self {
+        let ring = RingLayout::new(C, CB);
+        let tag = |t: u32| Constant::new(u64::from(t).into());
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -136,25 +202,25 @@ impl Dmac {
             max_read_req: Default::default(),
             max_payload: Default::default(),
             routes: Default::default(),
-            start: Default::default(),
-            start_host: Default::default(),
-            start_index: Default::default(),
-            desc_base: Default::default(),
-            notify_rx_addr: Default::default(),
-            notify_self_addr: Default::default(),
-            notify_value: Default::default(),
+            start: array_init::array_init(|_| Default::default()),
+            start_host: array_init::array_init(|_| Default::default()),
+            start_index: array_init::array_init(|_| Default::default()),
+            desc_base: array_init::array_init(|_| Default::default()),
+            notify_rx_addr: array_init::array_init(|_| Default::default()),
+            notify_self_addr: array_init::array_init(|_| Default::default()),
+            notify_value: array_init::array_init(|_| Default::default()),
             chain_limit: Default::default(),
             cpl_timeout: Default::default(),
             msi_addr: Default::default(),
             msi_data: Default::default(),
-            status: Default::default(),
-            count: Default::default(),
-            current: Default::default(),
+            status: array_init::array_init(|_| Default::default()),
+            count: array_init::array_init(|_| Default::default()),
+            current: array_init::array_init(|_| Default::default()),
             cpl_unexpected: Default::default(),
-            chans: Default::default(),
-            desc_ram: Default::default(),
-            read_req: Default::default(),
-            reasm: Default::default(),
+            chans: array_init::array_init(|_| Default::default()),
+            desc_ram: DescRam::new(),
+            read_req: ReadReq::new(),
+            reasm: CplReassembly::new(),
             write_gen: WriteGen::new(),
             ring: Default::default(),
             v_desc_req: Default::default(),
@@ -162,17 +228,20 @@ impl Dmac {
             v_wr: Default::default(),
             v_imm: Default::default(),
             v_reset: Default::default(),
+            data_tag_base: array_init::array_init(|c| tag(tags::data(c as u32, 0))),
+            desc_tag: array_init::array_init(|c| tag(tags::desc(C as u32, c as u32))),
+            ring_dws: Constant::new(ring.ring_dws.into()),
         }
     }
 }
 
-impl Default for Dmac {
+impl<const C: usize, const CB: usize> Default for Dmac<C, CB> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Logic for Dmac {
+impl<const C: usize, const CB: usize> Logic for Dmac<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         self.desc_ram.clock.next = self.clock.val();
@@ -235,11 +304,10 @@ impl Logic for Dmac {
         self.v_wr.next = 0.into();
         self.v_imm.next = 0.into();
         self.v_reset.next = 0.into();
-        self.chans[0].index.next = 0.into();
-        self.chans[1].index.next = 1.into();
-        self.chans[2].index.next = 2.into();
-        self.chans[3].index.next = 3.into();
-        for c in 0..4 {
+        for c in 0..C {
+            self.chans[c].data_tag_base.next = self.data_tag_base[c].val();
+            self.chans[c].desc_tag.next = self.desc_tag[c].val();
+            self.chans[c].ring_dws.next = self.ring_dws.val();
             self.chans[c].clock.next = self.clock.val();
             self.chans[c].reset.next = self.reset.val();
             self.chans[c].start.next = self.start[c].val();
@@ -266,7 +334,7 @@ impl Logic for Dmac {
             self.chans[c].desc_we.next = self.reasm.desc_we.val();
             self.chans[c].desc_idx.next = self.reasm.desc_idx.val();
             self.chans[c].desc_data.next = self.reasm.desc_data.val();
-            self.chans[c].desc_chan.next = self.reasm.desc_chan.val();
+            self.chans[c].desc_in_tag.next = self.reasm.desc_tag.val();
             self.chans[c].desc_done.next = self.reasm.desc_done.val().get_bit(c);
             self.chans[c].avail.next = self.reasm.avail[c].val();
             self.chans[c].issue_idx.next = self.reasm.issue_idx[c].val();

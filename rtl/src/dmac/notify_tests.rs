@@ -27,7 +27,7 @@ fn dma_notify_rx_to_global_slot_follows_data_on_route_port() {
             flags::NOTIFY_RX | flags::NOTIFY_SELF | flags::INTERRUPT | flags::LAST,
             0,
         );
-        r.fill_sources(&[d]);
+        r.host.fill_sources(&[d]);
         r.put_internal(7, &d);
         for (reg, v) in [
             (dma::channel_reg(2, dma::CH_NOTIFY_RX_LO), slot as u32),
@@ -67,13 +67,13 @@ fn dma_notify_rx_to_global_slot_follows_data_on_route_port() {
             bytes.extend_from_slice(w.data());
         }
         assert_eq!(next, d.dst + u64::from(d.length));
-        assert!(bytes == r.mem.read_vec(d.src, d.length as usize).unwrap());
+        assert!(bytes == r.host.mem.read_vec(d.src, d.length as usize).unwrap());
         let (_, n) = notify[0];
         assert_eq!(n.address().unwrap().0, slot);
         assert_eq!((n.payload_len(), le32(n.data())), (4, 0x501));
 
         // N: no data, the own slot, then the MSI.
-        let n_writes: Vec<_> = r.writes.iter().map(|(_, w)| w).collect();
+        let n_writes: Vec<_> = r.host.writes.iter().map(|(_, w)| w).collect();
         assert_eq!(n_writes.len(), 2, "N writes: {n_writes:?}");
         assert_eq!(n_writes[0].address().unwrap().0, own);
         assert_eq!(le32(n_writes[0].data()), 0x501);
@@ -108,10 +108,10 @@ fn dma_write_immediate_descriptors_follow_their_data() {
             let mut to_self = dma::Descriptor::immediate(own, 0xCAFE_0002);
             to_self.flags = flags::LAST;
             let descs = [data, to_peer, to_self];
-            r.fill_sources(&descs);
+            r.host.fill_sources(&descs);
             for (i, d) in descs.iter().enumerate() {
                 if host_chain {
-                    r.put_host(chain_at + 32 * i as u64, d);
+                    r.host.put_host(chain_at + 32 * i as u64, d);
                 } else {
                     r.put_internal(4 + i as u32, d);
                 }
@@ -134,7 +134,7 @@ fn dma_write_immediate_descriptors_follow_their_data() {
             assert_eq!((last.payload_len(), le32(last.data())), (4, 0xCAFE_0001));
             let data_bytes: usize = e[..e.len() - 1].iter().map(|t| t.payload_len()).sum();
             assert_eq!(data_bytes, 600);
-            let n: Vec<_> = r.writes.iter().map(|(_, w)| w).collect();
+            let n: Vec<_> = r.host.writes.iter().map(|(_, w)| w).collect();
             assert_eq!(n.len(), 1, "N writes: {n:?}");
             assert_eq!(n[0].address().unwrap().0, own);
             assert_eq!(le32(n[0].data()), 0xCAFE_0002);
@@ -151,7 +151,7 @@ fn dma_write_immediate_descriptors_follow_their_data() {
             r.status(0),
             (ChannelState::Error, ErrorCause::BadImmediate, 0)
         );
-        assert!(r.writes.is_empty());
+        assert!(r.host.writes.is_empty());
     });
 }
 
@@ -179,7 +179,7 @@ fn dma_and_peers_write_the_notification_store_the_host_reads_it() {
         );
         let mut imm = dma::Descriptor::immediate(entry(0, 5), 0x100);
         imm.flags = flags::LAST;
-        r.fill_sources(&[data]);
+        r.host.fill_sources(&[data]);
         r.put_internal(0, &data);
         r.put_internal(1, &imm);
         let rx = entry(0, 6);
@@ -191,10 +191,11 @@ fn dma_and_peers_write_the_notification_store_the_host_reads_it() {
         assert_eq!(r.status(0), (ChannelState::Done, ErrorCause::None, 2));
         assert_eq!(r.csr_read(notify::bar0_offset(0, 5)), 0x100);
         assert_eq!(r.csr_read(notify::bar0_offset(0, 6)), 0x42);
-        r.check_golden(&[data]);
+        r.host.check_golden(&[data]);
         let to_data = |a: u64| (data.dst..data.dst + 256).contains(&a);
         assert!(
-            r.writes
+            r.host
+                .writes
                 .iter()
                 .all(|(_, w)| to_data(w.address().unwrap().0)),
             "only the data reached the host"

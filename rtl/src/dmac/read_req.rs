@@ -3,33 +3,33 @@
 //! the N port's requester id and the channel's tag. The grant tells the channel and the
 //! reassembly stage (which records where the tag's data goes) in the same cycle.
 
-use super::round_robin::RoundRobin4;
+use super::round_robin::RoundRobin;
 use crate::stream::TlpSource;
 use rust_hdl::prelude::*;
 
-/// The MRd generator.
-#[derive(LogicBlock, Default)]
-pub struct ReadReq {
+/// The MRd generator for `C` channels (`CB` bits of channel number).
+#[derive(LogicBlock)]
+pub struct ReadReq<const C: usize, const CB: usize> {
     /// Core clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
     /// Per channel: a read is wanted.
-    pub rd_valid: Signal<In, Bits<4>>,
+    pub rd_valid: Signal<In, Bits<C>>,
     /// Per channel: DW-aligned address.
-    pub rd_addr: [Signal<In, Bits<64>>; 4],
+    pub rd_addr: [Signal<In, Bits<64>>; C],
     /// Per channel: length in DWs (1..=128).
-    pub rd_len_dw: [Signal<In, Bits<8>>; 4],
+    pub rd_len_dw: [Signal<In, Bits<8>>; C],
     /// Per channel: tag.
-    pub rd_tag: [Signal<In, Bits<8>>; 4],
+    pub rd_tag: [Signal<In, Bits<8>>; C],
     /// Per channel: ring position of the first DW.
-    pub rd_pos: [Signal<In, Bits<16>>; 4],
+    pub rd_pos: [Signal<In, Bits<16>>; C],
     /// Downstream: MRds towards N.
     pub out: TlpSource,
     /// Requester id (the N port's bus/device/function).
     pub requester_id: Signal<In, Bits<16>>,
     /// Per channel: the read was taken this cycle.
-    pub rd_grant: Signal<Out, Bits<4>>,
+    pub rd_grant: Signal<Out, Bits<C>>,
     /// Pulse: a read was issued (for the reassembly stage's tag table).
     pub issue_valid: Signal<Out, Bit>,
     /// Its tag.
@@ -38,12 +38,12 @@ pub struct ReadReq {
     pub issue_pos: Signal<Out, Bits<16>>,
     /// Its length in DWs.
     pub issue_len_dw: Signal<Out, Bits<8>>,
-    last: DFF<Bits<2>>,
+    last: DFF<Bits<CB>>,
     out_valid: DFF<Bit>,
     out_data: DFF<Bits<128>>,
     out_empty: DFF<Bits<2>>,
-    rr: RoundRobin4,
-    pick: Signal<Local, Bits<2>>,
+    rr: RoundRobin<C, CB>,
+    pick: Signal<Local, Bits<CB>>,
     fire: Signal<Local, Bit>,
     addr: Signal<Local, Bits<64>>,
     len: Signal<Local, Bits<8>>,
@@ -53,7 +53,48 @@ pub struct ReadReq {
     dw1: Signal<Local, Bits<32>>,
 }
 
-impl Logic for ReadReq {
+impl<const C: usize, const CB: usize> ReadReq<C, CB> {
+    /// An idle requester.
+    pub fn new() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            rd_valid: Default::default(),
+            rd_addr: array_init::array_init(|_| Default::default()),
+            rd_len_dw: array_init::array_init(|_| Default::default()),
+            rd_tag: array_init::array_init(|_| Default::default()),
+            rd_pos: array_init::array_init(|_| Default::default()),
+            out: Default::default(),
+            requester_id: Default::default(),
+            rd_grant: Default::default(),
+            issue_valid: Default::default(),
+            issue_tag: Default::default(),
+            issue_pos: Default::default(),
+            issue_len_dw: Default::default(),
+            last: Default::default(),
+            out_valid: Default::default(),
+            out_data: Default::default(),
+            out_empty: Default::default(),
+            rr: RoundRobin::new(),
+            pick: Default::default(),
+            fire: Default::default(),
+            addr: Default::default(),
+            len: Default::default(),
+            tag: Default::default(),
+            pos: Default::default(),
+            dw0: Default::default(),
+            dw1: Default::default(),
+        }
+    }
+}
+
+impl<const C: usize, const CB: usize> Default for ReadReq<C, CB> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, last, out_valid, out_data, out_empty);
@@ -65,7 +106,7 @@ impl Logic for ReadReq {
         self.len.next = self.rd_len_dw[0].val();
         self.tag.next = self.rd_tag[0].val();
         self.pos.next = self.rd_pos[0].val();
-        for c in 0..4 {
+        for c in 0..C {
             if self.pick.val().index() == c {
                 self.addr.next = self.rd_addr[c].val();
                 self.len.next = self.rd_len_dw[c].val();
@@ -115,17 +156,10 @@ impl Logic for ReadReq {
                         << 64);
                 self.out_empty.d.next = 1.into();
             }
-            if self.pick.val() == 0 {
-                self.rd_grant.next = 1.into();
-            }
-            if self.pick.val() == 1 {
-                self.rd_grant.next = 2.into();
-            }
-            if self.pick.val() == 2 {
-                self.rd_grant.next = 4.into();
-            }
-            if self.pick.val() == 3 {
-                self.rd_grant.next = 8.into();
+            for c in 0..C {
+                if self.pick.val().index() == c {
+                    self.rd_grant.next = self.rd_grant.val().replace_bit(c, true);
+                }
             }
         }
         self.out.valid.next = self.out_valid.q.val();

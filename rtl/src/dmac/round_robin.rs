@@ -1,52 +1,77 @@
-//! The round-robin choice among the four channels that the read requester and the write
+//! The round-robin choice among `C` channels that the read requester and the write
 //! generator both make: the first requesting channel after the one granted last,
 //! wrapping around. Combinational.
 
 use rust_hdl::prelude::*;
 
-/// Picks the next channel to grant.
-#[derive(LogicBlock, Default)]
-pub struct RoundRobin4 {
+/// Picks the next channel to grant among `C` (`CB` bits of channel number).
+#[derive(LogicBlock)]
+pub struct RoundRobin<const C: usize, const CB: usize> {
     /// Requests, bit c for channel c.
-    pub request: Signal<In, Bits<4>>,
+    pub request: Signal<In, Bits<C>>,
     /// The channel granted last.
-    pub last: Signal<In, Bits<2>>,
+    pub last: Signal<In, Bits<CB>>,
     /// The first requesting channel after `last` (wrapping); 0 when nothing requests.
-    pub pick: Signal<Out, Bits<2>>,
-    above: Signal<Local, Bits<4>>,
-    cand: Signal<Local, Bits<4>>,
+    pub pick: Signal<Out, Bits<CB>>,
+    /// Requests of the channels after `last`.
+    after: Signal<Local, Bits<C>>,
+    /// The requests the pick is made from: `after`, or all when none is after `last`.
+    cand: Signal<Local, Bits<C>>,
+    /// A lower channel of `cand` has been picked already.
+    found: Signal<Local, Bit>,
+    /// Channel numbers, as values.
+    number: [Constant<Bits<CB>>; C],
 }
 
-impl Logic for RoundRobin4 {
+impl<const C: usize, const CB: usize> RoundRobin<C, CB> {
+    /// The arbiter; panics unless `C == 1 << CB` (a size error is a design error).
+    pub fn new() -> Self {
+        assert!(
+            C == 1 << CB && C >= 2,
+            "RoundRobin<{C}, {CB}>: C must be 1 << CB"
+        );
+        Self {
+            request: Default::default(),
+            last: Default::default(),
+            pick: Default::default(),
+            after: Default::default(),
+            cand: Default::default(),
+            found: Default::default(),
+            number: array_init::array_init(|c| Constant::new((c as u64).into())),
+        }
+    }
+}
+
+impl<const C: usize, const CB: usize> Default for RoundRobin<C, CB> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const C: usize, const CB: usize> Logic for RoundRobin<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        // Channels after the last one granted come first.
-        self.above.next = 0.into();
-        if self.last.val() == 0 {
-            self.above.next = 0xE.into();
+        // Channels after the last one granted come first (channel 0 never is).
+        self.after.next = 0.into();
+        for c in 1..C {
+            if self.last.val() < self.number[c].val() {
+                self.after.next = self
+                    .after
+                    .val()
+                    .replace_bit(c, self.request.val().get_bit(c));
+            }
         }
-        if self.last.val() == 1 {
-            self.above.next = 0xC.into();
-        }
-        if self.last.val() == 2 {
-            self.above.next = 0x8.into();
-        }
-        self.cand.next = self.request.val() & self.above.val();
-        if self.cand.val() == 0 {
+        self.cand.next = self.after.val();
+        if self.after.val() == 0 {
             self.cand.next = self.request.val();
         }
         self.pick.next = 0.into();
-        if self.cand.val().get_bit(3) {
-            self.pick.next = 3.into();
-        }
-        if self.cand.val().get_bit(2) {
-            self.pick.next = 2.into();
-        }
-        if self.cand.val().get_bit(1) {
-            self.pick.next = 1.into();
-        }
-        if self.cand.val().get_bit(0) {
-            self.pick.next = 0.into();
+        self.found.next = false;
+        for c in 0..C {
+            if self.cand.val().get_bit(c) && !self.found.val() {
+                self.pick.next = self.number[c].val();
+                self.found.next = true;
+            }
         }
     }
 }
@@ -56,28 +81,34 @@ mod tests {
     use super::*;
 
     /// The rule, written plainly.
-    fn golden(request: u64, last: u64) -> u64 {
-        (1..=4)
-            .map(|k| (last + k) % 4)
+    fn golden(n: u64, request: u64, last: u64) -> u64 {
+        (1..=n)
+            .map(|k| (last + k) % n)
             .find(|c| request >> c & 1 == 1)
             .unwrap_or(0)
     }
 
-    #[test]
-    fn picks_the_next_requester_after_the_last_grant() {
-        let mut uut = RoundRobin4::default();
+    fn exhaustive<const C: usize, const CB: usize>() {
+        let mut uut = RoundRobin::<C, CB>::new();
         uut.connect_all();
-        for request in 0..16u64 {
-            for last in 0..4u64 {
+        for request in 0..1u64 << C {
+            for last in 0..C as u64 {
                 uut.request.next = request.into();
                 uut.last.next = last.into();
                 assert!(simulate(&mut uut, 100), "settles");
                 assert_eq!(
                     uut.pick.val(),
-                    Bits::<2>::from(golden(request, last)),
-                    "request {request:04b}, last {last}"
+                    Bits::<CB>::from(golden(C as u64, request, last)),
+                    "{C} channels: request {request:b}, last {last}"
                 );
             }
         }
+    }
+
+    #[test]
+    fn picks_the_next_requester_after_the_last_grant() {
+        exhaustive::<2, 1>();
+        exhaustive::<4, 2>();
+        exhaustive::<8, 3>();
     }
 }

@@ -1,84 +1,130 @@
-//! The per-tag table of the DMA's data reads: for each of the 32 data tags, the ring
-//! position of the read's first DW, of its end, and the DWs still to come.
+//! The per-tag table of the DMA's data reads: for each of the `8C` data tags of `C`
+//! channels, the ring position of the read's first DW, of its end, and the DWs still to
+//! come.
 //!
 //! An array indexed by tag, with combinational reads: one for the completion being taken
 //! and one per channel for its oldest read (retirement); three writes a cycle, later ones
 //! winning on the same tag: a failed completion clears its read's count, a completion's
 //! last beat lowers it, an issued read fills its entry. The chip holds it in registers as
-//! the 96 flip-flops it replaces did; written as an array, the simulators index it
-//! instead of comparing a tag against all 32.
+//! the flip-flops it replaces did; written as an array, the simulators index it instead
+//! of comparing a tag against every entry. Tags are the 8-bit TLP field; the table uses
+//! their low bits (the caller looks up only data tags, or ignores the answer).
 
 use rust_hdl::prelude::*;
 
-/// Tags in the table.
-const TAGS: usize = 32;
-
-/// The tag table.
-#[derive(LogicBlock, Default)]
-pub struct TagTable {
+/// The tag table of `C` channels' data reads.
+#[derive(LogicBlock)]
+pub struct TagTable<const C: usize> {
     /// Core clock.
     pub clock: Signal<In, Clock>,
     /// Tag of the completion being taken.
-    pub lookup_tag: Signal<In, Bits<5>>,
+    pub lookup_tag: Signal<In, Bits<8>>,
     /// Its read's first DW's ring position.
     pub lookup_start: Signal<Out, Bits<16>>,
     /// Its read's end ring position.
     pub lookup_end: Signal<Out, Bits<16>>,
     /// Its read's DWs still to come.
     pub lookup_rem: Signal<Out, Bits<8>>,
-    /// Per channel: the tag of its oldest read.
-    pub retire_tag: [Signal<In, Bits<5>>; 4],
+    /// Per channel c: the index k of its oldest read's tag `8c + k`.
+    pub retire_idx: [Signal<In, Bits<3>>; C],
     /// Per channel: that read's end ring position.
-    pub retire_end: [Signal<Out, Bits<16>>; 4],
+    pub retire_end: [Signal<Out, Bits<16>>; C],
     /// Per channel: that read's DWs still to come.
-    pub retire_rem: [Signal<Out, Bits<8>>; 4],
+    pub retire_rem: [Signal<Out, Bits<8>>; C],
     /// Clear `clear_tag`'s count (a failed completion).
     pub clear: Signal<In, Bit>,
     /// The tag to clear.
-    pub clear_tag: Signal<In, Bits<5>>,
+    pub clear_tag: Signal<In, Bits<8>>,
     /// Set `dec_tag`'s count to `dec_rem` (a completion's last beat).
     pub dec: Signal<In, Bit>,
     /// The tag whose count goes down.
-    pub dec_tag: Signal<In, Bits<5>>,
+    pub dec_tag: Signal<In, Bits<8>>,
     /// Its new count.
     pub dec_rem: Signal<In, Bits<8>>,
     /// Fill `issue_tag`'s entry (a read issued).
     pub issue: Signal<In, Bit>,
     /// The issued read's tag.
-    pub issue_tag: Signal<In, Bits<5>>,
+    pub issue_tag: Signal<In, Bits<8>>,
     /// Its first DW's ring position.
     pub issue_start: Signal<In, Bits<16>>,
     /// Its end ring position.
     pub issue_end: Signal<In, Bits<16>>,
     /// Its length in DWs.
     pub issue_rem: Signal<In, Bits<8>>,
-    _start: [Bits<16>; TAGS],
-    _end: [Bits<16>; TAGS],
-    _rem: [Bits<8>; TAGS],
+    _start: Vec<Bits<16>>,
+    _end: Vec<Bits<16>>,
+    _rem: Vec<Bits<8>>,
 }
 
-impl Logic for TagTable {
+impl<const C: usize> TagTable<C> {
+    /// Entries: 8 data tags per channel.
+    pub const TAGS: usize = 8 * C;
+
+    /// A cleared table; panics unless `C` is a power of two (tags index by bit field).
+    pub fn new() -> Self {
+        assert!(
+            C.is_power_of_two(),
+            "TagTable<{C}>: C must be a power of two"
+        );
+        Self {
+            clock: Default::default(),
+            lookup_tag: Default::default(),
+            lookup_start: Default::default(),
+            lookup_end: Default::default(),
+            lookup_rem: Default::default(),
+            retire_idx: array_init::array_init(|_| Default::default()),
+            retire_end: array_init::array_init(|_| Default::default()),
+            retire_rem: array_init::array_init(|_| Default::default()),
+            clear: Default::default(),
+            clear_tag: Default::default(),
+            dec: Default::default(),
+            dec_tag: Default::default(),
+            dec_rem: Default::default(),
+            issue: Default::default(),
+            issue_tag: Default::default(),
+            issue_start: Default::default(),
+            issue_end: Default::default(),
+            issue_rem: Default::default(),
+            _start: vec![0.into(); Self::TAGS],
+            _end: vec![0.into(); Self::TAGS],
+            _rem: vec![0.into(); Self::TAGS],
+        }
+    }
+
+    /// The entry of a tag: its low bits.
+    fn entry(tag: Bits<8>) -> usize {
+        tag.index() % Self::TAGS
+    }
+}
+
+impl<const C: usize> Default for TagTable<C> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const C: usize> Logic for TagTable<C> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
             if self.clear.val() {
-                self._rem[self.clear_tag.val().index()] = 0.into();
+                self._rem[Self::entry(self.clear_tag.val())] = 0.into();
             }
             if self.dec.val() {
-                self._rem[self.dec_tag.val().index()] = self.dec_rem.val();
+                self._rem[Self::entry(self.dec_tag.val())] = self.dec_rem.val();
             }
             if self.issue.val() {
-                let t = self.issue_tag.val().index();
+                let t = Self::entry(self.issue_tag.val());
                 self._start[t] = self.issue_start.val();
                 self._end[t] = self.issue_end.val();
                 self._rem[t] = self.issue_rem.val();
             }
         }
-        let t = self.lookup_tag.val().index();
+        let t = Self::entry(self.lookup_tag.val());
         self.lookup_start.next = self._start[t];
         self.lookup_end.next = self._end[t];
         self.lookup_rem.next = self._rem[t];
-        for c in 0..4 {
-            let t = self.retire_tag[c].val().index();
+        for c in 0..C {
+            let t = 8 * c + self.retire_idx[c].val().index();
             self.retire_end[c].next = self._end[t];
             self.retire_rem[c].next = self._rem[t];
         }
@@ -88,18 +134,22 @@ impl Logic for TagTable {
         self.lookup_start.connect();
         self.lookup_end.connect();
         self.lookup_rem.connect();
-        for c in 0..4 {
+        for c in 0..C {
             self.retire_end[c].connect();
             self.retire_rem[c].connect();
         }
     }
 
     fn hdl(&self) -> Verilog {
-        let retire: String = (0..4)
+        let hi = Self::TAGS.trailing_zeros() - 1;
+        // The channel number's bits above a retire index's three.
+        let cb = hi + 1 - 3;
+        let retire: String = (0..C)
             .map(|c| {
+                let at = format!("{{{cb}'d{c}, retire_idx${c}}}");
                 format!(
-                    "assign retire_end${c} = t_end[retire_tag${c}];\n\
-                     assign retire_rem${c} = t_rem[retire_tag${c}];\n"
+                    "assign retire_end${c} = t_end[{at}];\n\
+                     assign retire_rem${c} = t_rem[{at}];\n"
                 )
             })
             .collect();
@@ -111,27 +161,28 @@ reg [15:0] t_end[0:{last}];
 reg [7:0] t_rem[0:{last}];
 integer i;
 initial begin
-    for (i = 0; i < {TAGS}; i = i + 1) begin
+    for (i = 0; i < {tags}; i = i + 1) begin
         t_start[i] = 16'h0;
         t_end[i] = 16'h0;
         t_rem[i] = 8'h0;
     end
 end
-assign lookup_start = t_start[lookup_tag];
-assign lookup_end = t_end[lookup_tag];
-assign lookup_rem = t_rem[lookup_tag];
+assign lookup_start = t_start[lookup_tag[{hi}:0]];
+assign lookup_end = t_end[lookup_tag[{hi}:0]];
+assign lookup_rem = t_rem[lookup_tag[{hi}:0]];
 {retire}
 always @(posedge clock) begin
-    if (clear) t_rem[clear_tag] <= 8'h0;
-    if (dec) t_rem[dec_tag] <= dec_rem;
+    if (clear) t_rem[clear_tag[{hi}:0]] <= 8'h0;
+    if (dec) t_rem[dec_tag[{hi}:0]] <= dec_rem;
     if (issue) begin
-        t_start[issue_tag] <= issue_start;
-        t_end[issue_tag] <= issue_end;
-        t_rem[issue_tag] <= issue_rem;
+        t_start[issue_tag[{hi}:0]] <= issue_start;
+        t_end[issue_tag[{hi}:0]] <= issue_end;
+        t_rem[issue_tag[{hi}:0]] <= issue_rem;
     end
 end
 ",
-                last = TAGS - 1,
+                last = Self::TAGS - 1,
+                tags = Self::TAGS,
             ),
             cores: String::new(),
         })
@@ -147,14 +198,15 @@ mod tests {
     /// model; every read port checked every cycle.
     #[test]
     fn reads_see_the_writes_in_priority_order() {
-        let mut s = Stepper::new(TagTable::default(), |t| &mut t.clock);
+        const TAGS: usize = TagTable::<4>::TAGS;
+        let mut s = Stepper::new(TagTable::<4>::new(), |t| &mut t.clock);
         let mut rng = Lcg(5);
         let (mut start, mut end, mut rem) = ([0u64; TAGS], [0u64; TAGS], [0u64; TAGS]);
         for cycle in 0..5_000 {
             let u = &mut s.uut;
             let tag = |rng: &mut Lcg| rng.below(TAGS as u64);
             let (lt, ct, dt, it) = (tag(&mut rng), tag(&mut rng), tag(&mut rng), tag(&mut rng));
-            let rt: [u64; 4] = std::array::from_fn(|_| tag(&mut rng));
+            let rk: [u64; 4] = std::array::from_fn(|_| rng.below(8));
             let (clear, dec, issue) = (rng.chance(0.3), rng.chance(0.3), rng.chance(0.3));
             let (dr, is, ie, ir) = (
                 rng.below(256),
@@ -163,8 +215,8 @@ mod tests {
                 rng.below(256),
             );
             u.lookup_tag.next = lt.into();
-            for (port, &t) in u.retire_tag.iter_mut().zip(&rt) {
-                port.next = t.into();
+            for (port, &k) in u.retire_idx.iter_mut().zip(&rk) {
+                port.next = k.into();
             }
             u.clear.next = clear;
             u.clear_tag.next = ct.into();
@@ -188,8 +240,8 @@ mod tests {
                 [start[lt], end[lt], rem[lt]],
                 "cycle {cycle}: lookup"
             );
-            for (c, &t) in rt.iter().enumerate() {
-                let t = t as usize;
+            for (c, &k) in rk.iter().enumerate() {
+                let t = 8 * c + k as usize;
                 assert_eq!(
                     [
                         u.retire_end[c].val().to_u64(),

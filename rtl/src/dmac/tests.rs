@@ -4,6 +4,7 @@
 //! what each descriptor must have written (bytes, order, sizes, notifications), the status
 //! registers, and the error causes.
 
+pub(super) mod host;
 pub(super) mod rig;
 
 use peach2_regmap::dma::{flags, ChannelState, Descriptor, ErrorCause};
@@ -48,18 +49,18 @@ fn internal_chain_one_channel() {
             0,
         ),
     ];
-    r.fill_sources(&descs);
+    r.host.fill_sources(&descs);
     for (i, d) in descs.iter().enumerate() {
         r.put_internal(i as u32, d);
     }
     let start = r.start_internal(0, 0);
     r.run_until_stopped(&[0], 200_000);
-    let first = r.first_mrd.expect("a read was issued") - start;
+    let first = r.host.first_mrd.expect("a read was issued") - start;
     // Pin to pin: the write crosses RX, FIFO, crossbar and completer; the MRd the mux,
     // crossbar and N egress. The DMA itself takes 5 of these cycles.
     assert!(first <= 40, "start write to first MRd took {first} cycles");
     assert_eq!(r.status(0), (ChannelState::Done, ErrorCause::None, 3));
-    r.check_golden(&descs);
+    r.host.check_golden(&descs);
     println!("start write to first MRd at N TX: {first} cycles");
 }
 
@@ -116,14 +117,15 @@ fn four_channels() {
         flags::LAST,
         0,
     );
-    r.fail_ranges
+    r.host
+        .fail_ranges
         .push((HOST_BASE + 0x14_0000, HOST_BASE + 0x14_0400));
-    r.fill_sources(&c0);
-    r.fill_sources(&c1);
-    r.fill_sources(&[c3]);
+    r.host.fill_sources(&c0);
+    r.host.fill_sources(&c1);
+    r.host.fill_sources(&[c3]);
     r.put_internal(10, &c0[0]);
-    r.put_host(h0, &c1[0]);
-    r.put_host(h1, &c1[1]);
+    r.host.put_host(h0, &c1[0]);
+    r.host.put_host(h1, &c1[1]);
     r.put_internal(20, &c2);
     r.put_internal(30, &c3);
     r.csr_write(
@@ -150,10 +152,10 @@ fn four_channels() {
         (ChannelState::Error, ErrorCause::Misaligned, 0)
     );
     assert_eq!(r.status(3), (ChannelState::Error, ErrorCause::CplError, 0));
-    r.check_golden(&c0);
-    r.check_golden(&c1);
+    r.host.check_golden(&c0);
+    r.host.check_golden(&c1);
     // Nothing written for the failing descriptors.
-    for (_, w) in &r.writes {
+    for (_, w) in &r.host.writes {
         let a = w.address().unwrap().0;
         assert!(
             !(HOST_BASE + 0x23_0000..HOST_BASE + 0x25_0000).contains(&a),
@@ -162,6 +164,7 @@ fn four_channels() {
     }
     // Notify-self after each descriptor's data: values 0x101 then 0x102, the last one stays.
     let slot: Vec<u32> = r
+        .host
         .writes
         .iter()
         .filter(|(_, w)| w.address().unwrap().0 == notify)

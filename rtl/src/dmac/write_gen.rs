@@ -10,32 +10,33 @@
 //! has room for what is in flight, and picks the next TLP in the cycle it issues the last
 //! beat of the current one, so back-to-back TLPs leave one beat per cycle.
 
-use super::round_robin::RoundRobin4;
+use super::round_robin::RoundRobin;
+use super::RingLayout;
 use crate::stream::fifo::TlpFifo;
 use crate::stream::TlpSource;
 use rust_hdl::prelude::*;
 
-/// The MWr generator.
+/// The MWr generator of `C` channels (`CB` bits of channel number).
 #[derive(LogicBlock)]
-pub struct WriteGen {
+pub struct WriteGen<const C: usize, const CB: usize> {
     /// Core clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
     /// Per channel: a write is wanted.
-    pub wr_valid: Signal<In, Bits<4>>,
+    pub wr_valid: Signal<In, Bits<C>>,
     /// Per channel: the write carries `wr_value` (1 DW), not reorder-buffer data.
-    pub wr_imm: Signal<In, Bits<4>>,
+    pub wr_imm: Signal<In, Bits<C>>,
     /// Per channel: DW-aligned address.
-    pub wr_addr: [Signal<In, Bits<64>>; 4],
+    pub wr_addr: [Signal<In, Bits<64>>; C],
     /// Per channel: payload DWs (1..=64).
-    pub wr_len_dw: [Signal<In, Bits<7>>; 4],
+    pub wr_len_dw: [Signal<In, Bits<7>>; C],
     /// Per channel: ring position of the first payload DW.
-    pub wr_pos: [Signal<In, Bits<16>>; 4],
+    pub wr_pos: [Signal<In, Bits<16>>; C],
     /// Per channel: crossbar destination.
-    pub wr_dest: [Signal<In, Bits<3>>; 4],
+    pub wr_dest: [Signal<In, Bits<3>>; C],
     /// Per channel: the value of a one-DW write (register order: byte 0 in bits 7:0).
-    pub wr_value: [Signal<In, Bits<32>>; 4],
+    pub wr_value: [Signal<In, Bits<32>>; C],
     /// Reorder buffer read data per bank (registered: for last cycle's addresses).
     pub bank_rdata: [Signal<In, Bits<32>>; 4],
     /// Downstream: MWrs into the crossbar.
@@ -43,15 +44,15 @@ pub struct WriteGen {
     /// Requester id (the N port's bus/device/function).
     pub requester_id: Signal<In, Bits<16>>,
     /// Per channel pulse: the write was taken.
-    pub wr_grant: Signal<Out, Bits<4>>,
+    pub wr_grant: Signal<Out, Bits<C>>,
     /// Per channel pulse: the write's data has been read from the reorder buffer.
-    pub wr_done: Signal<Out, Bits<4>>,
+    pub wr_done: Signal<Out, Bits<C>>,
     /// Reorder buffer read address per bank.
     pub bank_raddr: [Signal<Out, Bits<10>>; 4],
     fifo: TlpFifo<3, 4>,
-    last: DFF<Bits<2>>,
+    last: DFF<Bits<CB>>,
     busy: DFF<Bit>,
-    a_chan: DFF<Bits<2>>,
+    a_chan: DFF<Bits<CB>>,
     a_hdr: [DFF<Bits<32>>; 4],
     a_h: DFF<Bits<9>>,
     a_total: DFF<Bits<9>>,
@@ -68,8 +69,8 @@ pub struct WriteGen {
     sb_eop: DFF<Bit>,
     sb_empty: DFF<Bits<2>>,
     sb_dest: DFF<Bits<3>>,
-    rr: RoundRobin4,
-    pick: Signal<Local, Bits<2>>,
+    rr: RoundRobin<C, CB>,
+    pick: Signal<Local, Bits<CB>>,
     issue: Signal<Local, Bit>,
     last_beat: Signal<Local, Bit>,
     /// The lane index after this beat.
@@ -91,21 +92,27 @@ pub struct WriteGen {
     ring: Signal<Local, Bits<4>>,
     lane: [Signal<Local, Bits<32>>; 4],
     swapped: Signal<Local, Bits<32>>,
+    /// The channel's place in a bank row: shifted by this ([`RingLayout`]).
+    row_shift: Constant<Bits<10>>,
+    /// The ring line's place in a bank row: masked by this.
+    row_mask: Constant<Bits<10>>,
 }
 
-impl WriteGen {
-    /// A write generator with an empty output FIFO.
+impl<const C: usize, const CB: usize> WriteGen<C, CB> {
+    /// A write generator with an empty output FIFO; panics on a channel count without a
+    /// ring layout.
     pub fn new() -> Self {
+        let ring = RingLayout::new(C, CB);
         Self {
             clock: Default::default(),
             reset: Default::default(),
             wr_valid: Default::default(),
             wr_imm: Default::default(),
-            wr_addr: Default::default(),
-            wr_len_dw: Default::default(),
-            wr_pos: Default::default(),
-            wr_dest: Default::default(),
-            wr_value: Default::default(),
+            wr_addr: array_init::array_init(|_| Default::default()),
+            wr_len_dw: array_init::array_init(|_| Default::default()),
+            wr_pos: array_init::array_init(|_| Default::default()),
+            wr_dest: array_init::array_init(|_| Default::default()),
+            wr_value: array_init::array_init(|_| Default::default()),
             bank_rdata: Default::default(),
             out: Default::default(),
             requester_id: Default::default(),
@@ -132,7 +139,7 @@ impl WriteGen {
             sb_eop: Default::default(),
             sb_empty: Default::default(),
             sb_dest: Default::default(),
-            rr: Default::default(),
+            rr: RoundRobin::new(),
             pick: Default::default(),
             issue: Default::default(),
             last_beat: Default::default(),
@@ -154,17 +161,19 @@ impl WriteGen {
             ring: Default::default(),
             lane: Default::default(),
             swapped: Default::default(),
+            row_shift: Constant::new(ring.row_shift.into()),
+            row_mask: Constant::new(ring.row_mask.into()),
         }
     }
 }
 
-impl Default for WriteGen {
+impl<const C: usize, const CB: usize> Default for WriteGen<C, CB> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Logic for WriteGen {
+impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -222,14 +231,14 @@ impl Logic for WriteGen {
         self.t[1].next = self.a_tidx.q.val() + 1;
         self.t[2].next = self.a_tidx.q.val() + 2;
         self.t[3].next = self.a_tidx.q.val() + 3;
-        self.row[0].next = (bit_cast::<10, 2>(self.a_chan.q.val()) << 8)
-            | bit_cast::<10, 8>(self.q[0].val().get_bits::<8>(2));
-        self.row[1].next = (bit_cast::<10, 2>(self.a_chan.q.val()) << 8)
-            | bit_cast::<10, 8>(self.q[1].val().get_bits::<8>(2));
-        self.row[2].next = (bit_cast::<10, 2>(self.a_chan.q.val()) << 8)
-            | bit_cast::<10, 8>(self.q[2].val().get_bits::<8>(2));
-        self.row[3].next = (bit_cast::<10, 2>(self.a_chan.q.val()) << 8)
-            | bit_cast::<10, 8>(self.q[3].val().get_bits::<8>(2));
+        self.row[0].next = (bit_cast::<10, CB>(self.a_chan.q.val()) << self.row_shift.val())
+            | (self.q[0].val().get_bits::<10>(2) & self.row_mask.val());
+        self.row[1].next = (bit_cast::<10, CB>(self.a_chan.q.val()) << self.row_shift.val())
+            | (self.q[1].val().get_bits::<10>(2) & self.row_mask.val());
+        self.row[2].next = (bit_cast::<10, CB>(self.a_chan.q.val()) << self.row_shift.val())
+            | (self.q[2].val().get_bits::<10>(2) & self.row_mask.val());
+        self.row[3].next = (bit_cast::<10, CB>(self.a_chan.q.val()) << self.row_shift.val())
+            | (self.q[3].val().get_bits::<10>(2) & self.row_mask.val());
         // Register byte k is wire byte k: the value goes into the lane byte-swapped.
         self.swapped.next = (bit_cast::<32, 8>(self.a_value.q.val().get_bits::<8>(0)) << 24)
             | (bit_cast::<32, 8>(self.a_value.q.val().get_bits::<8>(8)) << 16)
@@ -285,7 +294,7 @@ impl Logic for WriteGen {
             self.a_tidx.d.next = self.a_tidx.q.val() + 4;
             if self.last_beat.val() {
                 self.busy.d.next = false;
-                for c in 0..4 {
+                for c in 0..C {
                     if self.a_chan.q.val().index() == c {
                         self.wr_done.next = self.wr_done.val().replace_bit(c, true);
                     }
@@ -302,7 +311,7 @@ impl Logic for WriteGen {
         self.g_pos.next = self.wr_pos[0].val();
         self.g_dest.next = self.wr_dest[0].val();
         self.g_value.next = self.wr_value[0].val();
-        for c in 0..4 {
+        for c in 0..C {
             if self.pick.val().index() == c {
                 self.g_addr.next = self.wr_addr[c].val();
                 self.g_len.next = self.wr_len_dw[c].val();
@@ -312,7 +321,7 @@ impl Logic for WriteGen {
             }
         }
         self.g_imm.next = false;
-        for c in 0..4 {
+        for c in 0..C {
             if (self.pick.val().index() == c) && self.wr_imm.val().get_bit(c) {
                 self.g_imm.next = true;
             }
@@ -351,17 +360,10 @@ impl Logic for WriteGen {
                 self.a_hdr[2].d.next = self.g_addr.val().get_bits::<32>(32);
                 self.a_hdr[3].d.next = self.g_addr.val().get_bits::<32>(0) & 0xFFFF_FFFCu64;
             }
-            if self.pick.val() == 0 {
-                self.wr_grant.next = 1.into();
-            }
-            if self.pick.val() == 1 {
-                self.wr_grant.next = 2.into();
-            }
-            if self.pick.val() == 2 {
-                self.wr_grant.next = 4.into();
-            }
-            if self.pick.val() == 3 {
-                self.wr_grant.next = 8.into();
+            for c in 0..C {
+                if self.pick.val().index() == c {
+                    self.wr_grant.next = self.wr_grant.val().replace_bit(c, true);
+                }
             }
         }
 

@@ -1,11 +1,9 @@
 //! A chip with a host model on N for DMA tests.
 
+use super::host::HostMemory;
 use crate::chip::Peach2Core;
-use crate::harness::{bits128, Lcg, Stepper};
+use crate::harness::{bits128, Stepper};
 use pcie_model::beats::{tlp_from_beats, to_beats, Beat};
-use pcie_model::completion::{error_completion, split_completions, CompletionRules, ReadSpan};
-use pcie_model::limits::{MaxPayloadSize, Rcb};
-use pcie_model::memory::{payload_byte_enables, SparseMemory};
 use pcie_model::tlp::{Addr, Bdf, CfgType, CplStatus, Tag, Tlp, TlpKind};
 use peach2_regmap::dma::{self, ChannelState, Descriptor, ErrorCause};
 use std::collections::VecDeque;
@@ -37,24 +35,11 @@ pub struct Rig {
     s: Stepper<Peach2Core>,
     to_chip: VecDeque<Beat>,
     partial: Vec<Beat>,
-    /// Host memory (sources, destinations, host descriptors, notification slots).
-    pub mem: SparseMemory,
-    pending: Vec<(u64, VecDeque<Tlp>)>,
-    /// Writes the chip sent to the host, with the cycle of their last beat.
-    pub writes: Vec<(u64, Tlp)>,
+    /// The host on N: its memory, the chip's writes, the reads it answers.
+    pub host: HostMemory,
     cpls: VecDeque<Tlp>,
-    /// Cycle the first MRd left N TX.
-    pub first_mrd: Option<u64>,
-    rng: Lcg,
+    rng: crate::harness::Lcg,
     p_ready: f64,
-    max_chunk: u64,
-    /// Reads of these [start, end) ranges are answered with UR.
-    pub fail_ranges: Vec<(u64, u64)>,
-    /// Every completion is `max_chunk` bytes (as far as the read allows) instead of a
-    /// random multiple of 64: the host at full rate.
-    pub full_chunks: bool,
-    /// Reads of these [start, end) ranges are never answered.
-    pub silent_ranges: Vec<(u64, u64)>,
     /// Every TLP that left N TX: cycles of its first and last beat, its kind, its beats
     /// and its payload bytes.
     pub tx_log: Vec<TxTlp>,
@@ -82,17 +67,10 @@ impl Rig {
             s,
             to_chip: VecDeque::new(),
             partial: Vec::new(),
-            mem: SparseMemory::new(),
-            pending: Vec::new(),
-            writes: Vec::new(),
+            host: HostMemory::new(seed, max_chunk),
             cpls: VecDeque::new(),
-            first_mrd: None,
-            rng: Lcg(seed | 1),
+            rng: crate::harness::Lcg(seed.rotate_left(17) | 1),
             p_ready,
-            max_chunk,
-            fail_ranges: Vec::new(),
-            full_chunks: false,
-            silent_ranges: Vec::new(),
             tx_log: Vec::new(),
             partial_start: 0,
             to_e: VecDeque::new(),
@@ -191,21 +169,6 @@ impl Rig {
         }
     }
 
-    /// Puts a host descriptor at `addr`.
-    pub fn put_host(&mut self, addr: u64, d: &Descriptor) {
-        self.mem.write(addr, &d.to_bytes()).unwrap();
-    }
-
-    /// Random source data for every block of `descs`.
-    pub fn fill_sources(&mut self, descs: &[Descriptor]) {
-        for d in descs {
-            for (src, _, len) in d.blocks() {
-                let bytes: Vec<u8> = (0..len).map(|_| self.rng.next_u64() as u8).collect();
-                self.mem.write(src, &bytes).unwrap();
-            }
-        }
-    }
-
     /// Starts channel `c` at internal descriptor `index`; returns the cycle of the write.
     pub fn start_internal(&mut self, c: u32, index: u32) -> u64 {
         self.csr_write(
@@ -280,15 +243,7 @@ impl Rig {
     pub fn step(&mut self) {
         // Release completions whose time has come, interleaving reads at random.
         if self.to_chip.len() < 16 {
-            let ready: Vec<usize> = (0..self.pending.len())
-                .filter(|&i| self.pending[i].0 <= self.cycle)
-                .collect();
-            if !ready.is_empty() {
-                let i = ready[self.rng.below(ready.len() as u64) as usize];
-                let t = self.pending[i].1.pop_front().unwrap();
-                if self.pending[i].1.is_empty() {
-                    self.pending.swap_remove(i);
-                }
+            if let Some(t) = self.host.next_completion(self.cycle) {
                 self.send(&t);
             }
         }
@@ -357,100 +312,15 @@ impl Rig {
                     beats: beats.len() as u64,
                     payload: t.payload_len() as u64,
                 });
-                self.deliver(t);
+                if let Some(c) = self.host.take(self.cycle, t) {
+                    match c.kind() {
+                        TlpKind::Cpl | TlpKind::CplD => self.cpls.push_back(c),
+                        k => panic!("unexpected {k:?} from the chip"),
+                    }
+                }
             }
         }
         self.s.tick();
         self.cycle += 1;
-    }
-
-    fn deliver(&mut self, t: Tlp) {
-        match t.kind() {
-            TlpKind::MRd => {
-                self.first_mrd.get_or_insert(self.cycle);
-                let span = ReadSpan::of_request(&t).unwrap();
-                let latency = 40 + self.rng.below(160);
-                let silent = self
-                    .silent_ranges
-                    .iter()
-                    .any(|&(a, b)| span.dw_start < b && a < span.end_dw());
-                if silent {
-                    return;
-                }
-                let failed = self
-                    .fail_ranges
-                    .iter()
-                    .any(|&(a, b)| span.dw_start < b && a < span.end_dw());
-                let cpls: VecDeque<Tlp> = if failed {
-                    [error_completion(&t, Bdf(0), CplStatus::Ur).unwrap()].into()
-                } else {
-                    let mut chunk = 64 * (1 + self.rng.below(self.max_chunk / 64));
-                    if self.full_chunks {
-                        chunk = self.max_chunk;
-                    }
-                    let rules = CompletionRules::new(Rcb::B64, MaxPayloadSize::B256)
-                        .with_chunk_limit(chunk as u32)
-                        .unwrap();
-                    split_completions(&span, &rules)
-                        .into_iter()
-                        .map(|c| {
-                            let data = self
-                                .mem
-                                .read_vec(c.data_start, (c.data_end - c.data_start) as usize)
-                                .unwrap();
-                            Tlp::completion(
-                                Bdf(0),
-                                CplStatus::Sc,
-                                t.requester_id(),
-                                t.tag(),
-                                c.byte_count,
-                                c.lower_address,
-                                &data,
-                            )
-                            .unwrap()
-                        })
-                        .collect()
-                };
-                self.pending.push((self.cycle + latency, cpls));
-            }
-            TlpKind::MWr => {
-                let addr = t.address().unwrap().0;
-                let en = payload_byte_enables(
-                    t.first_be().unwrap(),
-                    t.last_be().unwrap(),
-                    t.payload_len(),
-                );
-                self.mem.write_masked(addr, t.data(), &en).unwrap();
-                self.writes.push((self.cycle, t));
-            }
-            TlpKind::Cpl | TlpKind::CplD => self.cpls.push_back(t),
-            k => panic!("unexpected {k:?} from the chip"),
-        }
-    }
-
-    /// Checks that every block of `descs` arrived: bytes equal the source's, written in
-    /// address order by MWrs of at most 256 bytes that do not cross 4 KiB.
-    pub fn check_golden(&self, descs: &[Descriptor]) {
-        for d in descs {
-            for (src, dst, len) in d.blocks() {
-                let want = self.mem.read_vec(src, len as usize).unwrap();
-                let got = self.mem.read_vec(dst, len as usize).unwrap();
-                assert!(want == got, "block {src:#x} -> {dst:#x} ({len} B) differs");
-                let mut next = dst;
-                for (_, w) in &self.writes {
-                    let a = w.address().unwrap().0;
-                    if a >= dst && a < dst + u64::from(len) {
-                        assert_eq!(a, next, "writes of block at {dst:#x} out of order");
-                        assert!(w.payload_len() <= 256);
-                        assert!(!pcie_model::completion::crosses_4k(
-                            a,
-                            w.payload_len() as u64
-                        ));
-                        next = a + w.payload_len() as u64;
-                    }
-                }
-                assert_eq!(next, dst + u64::from(len), "block at {dst:#x} incomplete");
-            }
-        }
     }
 }
