@@ -146,9 +146,13 @@ pub const MSI_ADDR_HI: u32 = 0x100C;
 /// `DMA_MSI_DATA` offset.
 pub const MSI_DATA: u32 = 0x1010;
 
+/// Offset of channel 0's registers.
+pub const CHANNEL_BASE: u32 = 0x1100;
+/// Bytes between two channels' registers (each channel has one aligned block).
+pub const CHANNEL_STRIDE: u32 = 0x40;
 /// Offset of channel register `reg` (one of the `CH_*` offsets) of channel `c`.
 pub const fn channel_reg(c: u32, reg: u32) -> u32 {
-    0x1100 + 0x40 * c + reg
+    CHANNEL_BASE + CHANNEL_STRIDE * c + reg
 }
 /// Channel register: control (start).
 pub const CH_CONTROL: u32 = 0x00;
@@ -174,6 +178,9 @@ pub const CH_NOTIFY_SELF_LO: u32 = 0x24;
 pub const CH_NOTIFY_SELF_HI: u32 = 0x28;
 /// Channel register: notification value base.
 pub const CH_NOTIFY_VALUE: u32 = 0x2C;
+
+// Every channel register lies in the channel's aligned block.
+const _: () = assert!(CHANNEL_BASE % CHANNEL_STRIDE == 0 && CH_NOTIFY_VALUE < CHANNEL_STRIDE);
 
 /// `CONTROL`: start bit.
 pub const CONTROL_START: u32 = 1 << 0;

@@ -1,14 +1,24 @@
-//! The DMA controller's registers in BAR0 (map: `peach2_regmap::dma`): configuration
-//! registers, the per-channel start pulse, and the read mux over them and over the
-//! channels' status. Reads of offsets outside the DMA map return 0 (the chip ORs this
-//! block's read data with the other register file's).
+//! The DMA controller's registers in BAR0 (map: `peach2_regmap::dma`): the global
+//! configuration registers here, each channel's in a [`DmaChannelRegs`], and the read mux
+//! over them. Reads of offsets outside the DMA map return 0 (the chip ORs this block's
+//! read data with the other targets'). Offsets and reset values are the regmap's.
 
-use super::bus::CsrTarget;
+use super::bus::{CsrTarget, ADDR_BITS};
+use super::dma_channel_regs::{DmaChannelRegs, BLOCK_BITS};
 use crate::dmac::CHANNELS;
+use peach2_regmap::dma::{
+    channel_reg, CHAIN_LIMIT, CHAIN_LIMIT_RESET, CHANNEL_STRIDE, CPL_TIMEOUT, CPL_TIMEOUT_RESET,
+    MSI_ADDR_HI, MSI_ADDR_LO, MSI_DATA,
+};
 use rust_hdl::prelude::*;
 
+/// A register's DW index in BAR0.
+fn at(offset: u32) -> Constant<Bits<ADDR_BITS>> {
+    Constant::new(u64::from(offset / 4).into())
+}
+
 /// The DMA register file.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct DmaRegs {
     /// Core clock.
     pub clock: Signal<In, Clock>,
@@ -44,178 +54,154 @@ pub struct DmaRegs {
     pub count: [Signal<In, Bits<32>>; CHANNELS],
     /// Per channel: `CURRENT`.
     pub current: [Signal<In, Bits<64>>; CHANNELS],
+    /// Each channel's registers.
+    chans: [DmaChannelRegs; CHANNELS],
+    /// `DMA_CHAIN_LIMIT` register.
     limit: DFF<Bits<32>>,
+    /// `DMA_CPL_TIMEOUT` register.
     timeout: DFF<Bits<32>>,
+    /// `DMA_MSI_ADDR_LO` register.
     msi_lo: DFF<Bits<32>>,
+    /// `DMA_MSI_ADDR_HI` register.
     msi_hi: DFF<Bits<32>>,
+    /// `DMA_MSI_DATA` register.
     msi_d: DFF<Bits<32>>,
-    desc_a: [DFF<Bits<64>>; CHANNELS],
-    rx_a: [DFF<Bits<64>>; CHANNELS],
-    self_a: [DFF<Bits<64>>; CHANNELS],
-    value: [DFF<Bits<32>>; CHANNELS],
-    wd: Signal<Local, Bits<32>>,
-    wmask_lo: Signal<Local, Bits<64>>,
-    wmask_hi: Signal<Local, Bits<64>>,
-    wd_lo: Signal<Local, Bits<64>>,
-    wd_hi: Signal<Local, Bits<64>>,
+    /// The global registers' answer to the read.
+    rd_global: Signal<Local, Bits<32>>,
+    at_limit: Constant<Bits<ADDR_BITS>>,
+    at_timeout: Constant<Bits<ADDR_BITS>>,
+    at_msi_lo: Constant<Bits<ADDR_BITS>>,
+    at_msi_hi: Constant<Bits<ADDR_BITS>>,
+    at_msi_data: Constant<Bits<ADDR_BITS>>,
+    limit_reset: Constant<Bits<32>>,
+    timeout_reset: Constant<Bits<32>>,
+    /// Per channel: its block of BAR0 (DW index bits 13:4).
+    block: [Constant<Bits<BLOCK_BITS>>; CHANNELS],
+}
+
+impl Default for DmaRegs {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            csr: Default::default(),
+            start: Default::default(),
+            start_host: Default::default(),
+            start_index: Default::default(),
+            desc_base: Default::default(),
+            notify_rx_addr: Default::default(),
+            notify_self_addr: Default::default(),
+            notify_value: Default::default(),
+            chain_limit: Default::default(),
+            cpl_timeout: Default::default(),
+            msi_addr: Default::default(),
+            msi_data: Default::default(),
+            status: Default::default(),
+            count: Default::default(),
+            current: Default::default(),
+            chans: array_init::array_init(|_| Default::default()),
+            limit: Default::default(),
+            timeout: Default::default(),
+            msi_lo: Default::default(),
+            msi_hi: Default::default(),
+            msi_d: Default::default(),
+            rd_global: Default::default(),
+            at_limit: at(CHAIN_LIMIT),
+            at_timeout: at(CPL_TIMEOUT),
+            at_msi_lo: at(MSI_ADDR_LO),
+            at_msi_hi: at(MSI_ADDR_HI),
+            at_msi_data: at(MSI_DATA),
+            limit_reset: Constant::new(u64::from(CHAIN_LIMIT_RESET).into()),
+            timeout_reset: Constant::new(u64::from(CPL_TIMEOUT_RESET).into()),
+            block: array_init::array_init(|c| {
+                Constant::new(u64::from(channel_reg(c as u32, 0) / CHANNEL_STRIDE).into())
+            }),
+        }
+    }
 }
 
 impl Logic for DmaRegs {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, limit, timeout, msi_lo, msi_hi, msi_d);
-        for c in 0..CHANNELS {
-            self.desc_a[c].clock.next = self.clock.val();
-            self.desc_a[c].d.next = self.desc_a[c].q.val();
-            self.rx_a[c].clock.next = self.clock.val();
-            self.rx_a[c].d.next = self.rx_a[c].q.val();
-            self.self_a[c].clock.next = self.clock.val();
-            self.self_a[c].d.next = self.self_a[c].q.val();
-            self.value[c].clock.next = self.clock.val();
-            self.value[c].d.next = self.value[c].q.val();
-        }
-        self.wd.next = self.csr.wr_data.val() & self.csr.wr_mask.val();
-        self.wmask_lo.next = bit_cast::<64, 32>(self.csr.wr_mask.val());
-        self.wmask_hi.next = bit_cast::<64, 32>(self.csr.wr_mask.val()) << 32;
-        self.wd_lo.next = bit_cast::<64, 32>(self.wd.val());
-        self.wd_hi.next = bit_cast::<64, 32>(self.wd.val()) << 32;
-
         self.chain_limit.next = self.limit.q.val();
         self.cpl_timeout.next = self.timeout.q.val();
         self.msi_addr.next = (bit_cast::<64, 32>(self.msi_hi.q.val()) << 32)
             | bit_cast::<64, 32>(self.msi_lo.q.val());
         self.msi_data.next = self.msi_d.q.val();
-        for c in 0..CHANNELS {
-            self.start[c].next = false;
-            self.start_host[c].next = self.csr.wr_data.val().get_bit(1);
-            self.start_index[c].next = self.csr.wr_data.val().get_bits::<10>(16);
-            self.desc_base[c].next = self.desc_a[c].q.val();
-            self.notify_rx_addr[c].next = self.rx_a[c].q.val();
-            self.notify_self_addr[c].next = self.self_a[c].q.val();
-            self.notify_value[c].next = self.value[c].q.val();
-        }
 
-        if self.csr.wr_en.val() {
-            if self.csr.wr_addr.val() == 0x400 {
-                self.limit.d.next = (self.limit.q.val() & !self.csr.wr_mask.val()) | self.wd.val();
-            }
-            if self.csr.wr_addr.val() == 0x401 {
-                self.timeout.d.next =
-                    (self.timeout.q.val() & !self.csr.wr_mask.val()) | self.wd.val();
-            }
-            if self.csr.wr_addr.val() == 0x402 {
-                self.msi_lo.d.next =
-                    (self.msi_lo.q.val() & !self.csr.wr_mask.val()) | self.wd.val();
-            }
-            if self.csr.wr_addr.val() == 0x403 {
-                self.msi_hi.d.next =
-                    (self.msi_hi.q.val() & !self.csr.wr_mask.val()) | self.wd.val();
-            }
-            if self.csr.wr_addr.val() == 0x404 {
-                self.msi_d.d.next = (self.msi_d.q.val() & !self.csr.wr_mask.val()) | self.wd.val();
-            }
-            for c in 0..CHANNELS {
-                // Channel c's registers are DW 0x440 + 0x10c + (byte offset / 4).
-                if (self.csr.wr_addr.val().index() == 0x440 + 0x10 * c)
-                    && self.csr.wr_be.val().get_bit(0)
-                {
-                    self.start[c].next = self.csr.wr_data.val().get_bit(0);
-                }
-                if self.csr.wr_addr.val().index() == 0x445 + 0x10 * c {
-                    self.desc_a[c].d.next =
-                        (self.desc_a[c].q.val() & !self.wmask_lo.val()) | self.wd_lo.val();
-                }
-                if self.csr.wr_addr.val().index() == 0x446 + 0x10 * c {
-                    self.desc_a[c].d.next =
-                        (self.desc_a[c].q.val() & !self.wmask_hi.val()) | self.wd_hi.val();
-                }
-                if self.csr.wr_addr.val().index() == 0x447 + 0x10 * c {
-                    self.rx_a[c].d.next =
-                        (self.rx_a[c].q.val() & !self.wmask_lo.val()) | self.wd_lo.val();
-                }
-                if self.csr.wr_addr.val().index() == 0x448 + 0x10 * c {
-                    self.rx_a[c].d.next =
-                        (self.rx_a[c].q.val() & !self.wmask_hi.val()) | self.wd_hi.val();
-                }
-                if self.csr.wr_addr.val().index() == 0x449 + 0x10 * c {
-                    self.self_a[c].d.next =
-                        (self.self_a[c].q.val() & !self.wmask_lo.val()) | self.wd_lo.val();
-                }
-                if self.csr.wr_addr.val().index() == 0x44A + 0x10 * c {
-                    self.self_a[c].d.next =
-                        (self.self_a[c].q.val() & !self.wmask_hi.val()) | self.wd_hi.val();
-                }
-                if self.csr.wr_addr.val().index() == 0x44B + 0x10 * c {
-                    self.value[c].d.next =
-                        (self.value[c].q.val() & !self.csr.wr_mask.val()) | self.wd.val();
-                }
-            }
-        }
-
+        // The channels: every access to each, their answers ORed.
         self.csr.rd_data.next = 0.into();
-        if self.csr.rd_addr.val() == 0x400 {
-            self.csr.rd_data.next = self.limit.q.val();
-        }
-        if self.csr.rd_addr.val() == 0x401 {
-            self.csr.rd_data.next = self.timeout.q.val();
-        }
-        if self.csr.rd_addr.val() == 0x402 {
-            self.csr.rd_data.next = self.msi_lo.q.val();
-        }
-        if self.csr.rd_addr.val() == 0x403 {
-            self.csr.rd_data.next = self.msi_hi.q.val();
-        }
-        if self.csr.rd_addr.val() == 0x404 {
-            self.csr.rd_data.next = self.msi_d.q.val();
-        }
         for c in 0..CHANNELS {
-            if self.csr.rd_addr.val().index() == 0x441 + 0x10 * c {
-                self.csr.rd_data.next = self.status[c].val();
+            self.chans[c].clock.next = self.clock.val();
+            self.chans[c].reset.next = self.reset.val();
+            self.chans[c].block.next = self.block[c].val();
+            self.chans[c].csr.wr_en.next = self.csr.wr_en.val();
+            self.chans[c].csr.wr_addr.next = self.csr.wr_addr.val();
+            self.chans[c].csr.wr_data.next = self.csr.wr_data.val();
+            self.chans[c].csr.wr_be.next = self.csr.wr_be.val();
+            self.chans[c].csr.wr_mask.next = self.csr.wr_mask.val();
+            self.chans[c].csr.rd_addr.next = self.csr.rd_addr.val();
+            self.csr.rd_data.next = self.csr.rd_data.val() | self.chans[c].csr.rd_data.val();
+            self.chans[c].status.next = self.status[c].val();
+            self.chans[c].count.next = self.count[c].val();
+            self.chans[c].current.next = self.current[c].val();
+            self.start[c].next = self.chans[c].start.val();
+            self.start_host[c].next = self.chans[c].start_host.val();
+            self.start_index[c].next = self.chans[c].start_index.val();
+            self.desc_base[c].next = self.chans[c].desc_base.val();
+            self.notify_rx_addr[c].next = self.chans[c].notify_rx_addr.val();
+            self.notify_self_addr[c].next = self.chans[c].notify_self_addr.val();
+            self.notify_value[c].next = self.chans[c].notify_value.val();
+        }
+
+        // The global registers.
+        if self.csr.wr_en.val() {
+            if self.csr.wr_addr.val() == self.at_limit.val() {
+                self.limit.d.next = (self.limit.q.val() & !self.csr.wr_mask.val())
+                    | (self.csr.wr_data.val() & self.csr.wr_mask.val());
             }
-            if self.csr.rd_addr.val().index() == 0x442 + 0x10 * c {
-                self.csr.rd_data.next = self.count[c].val();
+            if self.csr.wr_addr.val() == self.at_timeout.val() {
+                self.timeout.d.next = (self.timeout.q.val() & !self.csr.wr_mask.val())
+                    | (self.csr.wr_data.val() & self.csr.wr_mask.val());
             }
-            if self.csr.rd_addr.val().index() == 0x443 + 0x10 * c {
-                self.csr.rd_data.next = self.current[c].val().get_bits::<32>(0);
+            if self.csr.wr_addr.val() == self.at_msi_lo.val() {
+                self.msi_lo.d.next = (self.msi_lo.q.val() & !self.csr.wr_mask.val())
+                    | (self.csr.wr_data.val() & self.csr.wr_mask.val());
             }
-            if self.csr.rd_addr.val().index() == 0x444 + 0x10 * c {
-                self.csr.rd_data.next = self.current[c].val().get_bits::<32>(32);
+            if self.csr.wr_addr.val() == self.at_msi_hi.val() {
+                self.msi_hi.d.next = (self.msi_hi.q.val() & !self.csr.wr_mask.val())
+                    | (self.csr.wr_data.val() & self.csr.wr_mask.val());
             }
-            if self.csr.rd_addr.val().index() == 0x445 + 0x10 * c {
-                self.csr.rd_data.next = self.desc_a[c].q.val().get_bits::<32>(0);
-            }
-            if self.csr.rd_addr.val().index() == 0x446 + 0x10 * c {
-                self.csr.rd_data.next = self.desc_a[c].q.val().get_bits::<32>(32);
-            }
-            if self.csr.rd_addr.val().index() == 0x447 + 0x10 * c {
-                self.csr.rd_data.next = self.rx_a[c].q.val().get_bits::<32>(0);
-            }
-            if self.csr.rd_addr.val().index() == 0x448 + 0x10 * c {
-                self.csr.rd_data.next = self.rx_a[c].q.val().get_bits::<32>(32);
-            }
-            if self.csr.rd_addr.val().index() == 0x449 + 0x10 * c {
-                self.csr.rd_data.next = self.self_a[c].q.val().get_bits::<32>(0);
-            }
-            if self.csr.rd_addr.val().index() == 0x44A + 0x10 * c {
-                self.csr.rd_data.next = self.self_a[c].q.val().get_bits::<32>(32);
-            }
-            if self.csr.rd_addr.val().index() == 0x44B + 0x10 * c {
-                self.csr.rd_data.next = self.value[c].q.val();
+            if self.csr.wr_addr.val() == self.at_msi_data.val() {
+                self.msi_d.d.next = (self.msi_d.q.val() & !self.csr.wr_mask.val())
+                    | (self.csr.wr_data.val() & self.csr.wr_mask.val());
             }
         }
+        self.rd_global.next = 0.into();
+        if self.csr.rd_addr.val() == self.at_limit.val() {
+            self.rd_global.next = self.limit.q.val();
+        }
+        if self.csr.rd_addr.val() == self.at_timeout.val() {
+            self.rd_global.next = self.timeout.q.val();
+        }
+        if self.csr.rd_addr.val() == self.at_msi_lo.val() {
+            self.rd_global.next = self.msi_lo.q.val();
+        }
+        if self.csr.rd_addr.val() == self.at_msi_hi.val() {
+            self.rd_global.next = self.msi_hi.q.val();
+        }
+        if self.csr.rd_addr.val() == self.at_msi_data.val() {
+            self.rd_global.next = self.msi_d.q.val();
+        }
+        self.csr.rd_data.next = self.csr.rd_data.val() | self.rd_global.val();
 
         if self.reset.val() {
-            self.limit.d.next = 1024.into();
-            self.timeout.d.next = 65536.into();
+            self.limit.d.next = self.limit_reset.val();
+            self.timeout.d.next = self.timeout_reset.val();
             self.msi_lo.d.next = 0.into();
             self.msi_hi.d.next = 0.into();
             self.msi_d.d.next = 0.into();
-            for c in 0..CHANNELS {
-                self.desc_a[c].d.next = 0.into();
-                self.rx_a[c].d.next = 0.into();
-                self.self_a[c].d.next = 0.into();
-                self.value[c].d.next = 0.into();
-            }
         }
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod bus;
 pub mod counters;
+pub mod dma_channel_regs;
 pub mod dma_regs;
 pub mod regs;
 

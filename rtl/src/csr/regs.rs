@@ -1,9 +1,32 @@
 //! The BAR0 register file: configuration registers, and the read mux over them and over
-//! the status the rest of the chip reports. Offsets are DW indices (byte offset / 4) of
-//! the map in `peach2_regmap::csr`; the tests check every one against that map.
+//! the status the rest of the chip reports. Every offset is a constant made from the map in
+//! `peach2_regmap::csr` (a DW index: byte offset / 4); the tests check the block against
+//! that map.
 
-use super::bus::CsrTarget;
+use super::bus::{CsrTarget, ADDR_BITS};
+use peach2_regmap::csr::{
+    port_reg, route, target_ctrl, target_hi, target_lo, Port, CPL_UNEXPECTED, ID, NODE_ID,
+    PORT_BYTES_IN, PORT_CONFIG, PORT_STATUS, PORT_UR_SENT, ROUTE_VALID, SCRATCH, TARGET_ENABLE,
+    VERSION,
+};
 use rust_hdl::prelude::*;
+
+// The field picks below: `ROUTE`'s valid bit 31 and port bits 1:0, `TARGET_CTRL`'s enable
+// bit 0; the seven counters of a port follow `PORT_STATUS` in order up to `PORT_UR_SENT`.
+const _: () = assert!(ROUTE_VALID == 1 << 31 && TARGET_ENABLE == 1);
+const _: () = assert!(PORT_BYTES_IN == PORT_STATUS + 8 && PORT_UR_SENT == PORT_STATUS + 28);
+
+/// Routing table entries (`ROUTE[0..15]`).
+const NODES: usize = 16;
+/// Counters per port, `TLPS_IN` .. `UR_SENT`.
+const PORT_COUNTERS: usize = 7;
+/// Counters of all four ports.
+const COUNTERS: usize = 4 * PORT_COUNTERS;
+
+/// A register's DW index in BAR0.
+fn at(offset: u32) -> Constant<Bits<ADDR_BITS>> {
+    Constant::new(u64::from(offset / 4).into())
+}
 
 /// Number of translated targets (host, GPU 0..3).
 pub const TARGETS: usize = 5;
@@ -30,26 +53,54 @@ pub struct CsrRegs {
     /// `PORT_CONFIG` per port.
     pub port_config: [Signal<In, Bits<32>>; 4],
     /// Counters per port, in register order `TLPS_IN` .. `UR_SENT` (7 each).
-    pub port_counters: [Signal<In, Bits<32>>; 28],
+    pub port_counters: [Signal<In, Bits<32>>; COUNTERS],
     /// Pulse: a completion matched no outstanding request.
     pub cpl_unexpected: Signal<In, Bit>,
+    /// `NODE_ID`.
     node: DFF<Bits<4>>,
+    /// `SCRATCH`.
     scratch: DFF<Bits<32>>,
+    /// `ROUTE[0..15]`, packed as `route_table`.
     route: DFF<Bits<48>>,
+    /// `TARGET_HI:TARGET_LO` per target.
     target: [DFF<Bits<64>>; TARGETS],
+    /// `TARGET_CTRL` enable bits.
     target_ctrl: DFF<Bits<5>>,
+    /// `CPL_UNEXPECTED`.
     unexpected: DFF<Bits<32>>,
+    /// `NODE_ID` after the write's enabled bytes.
     node_merged: Signal<Local, Bits<32>>,
+    /// `route` after this cycle's write.
     route_next: Signal<Local, Bits<48>>,
+    /// The write's enabled bytes, as the low half of a 64-bit register.
     wmask_lo: Signal<Local, Bits<64>>,
+    /// The same, as the high half.
     wmask_hi: Signal<Local, Bits<64>>,
+    /// The write data in both halves.
     wr_data64: Signal<Local, Bits<64>>,
+    /// The `ROUTE` entry read.
     rd_route: Signal<Local, Bits<3>>,
+    /// A `ROUTE` register is read.
     rd_route_hit: Signal<Local, Bit>,
+    /// The `TARGET_CTRL` enable bit read.
     rd_ctrl: Signal<Local, Bit>,
+    /// A `TARGET_CTRL` register is read.
     rd_ctrl_hit: Signal<Local, Bit>,
     id_value: Constant<Bits<32>>,
     version_value: Constant<Bits<32>>,
+    at_id: Constant<Bits<ADDR_BITS>>,
+    at_version: Constant<Bits<ADDR_BITS>>,
+    at_node: Constant<Bits<ADDR_BITS>>,
+    at_scratch: Constant<Bits<ADDR_BITS>>,
+    at_unexpected: Constant<Bits<ADDR_BITS>>,
+    at_route: [Constant<Bits<ADDR_BITS>>; NODES],
+    at_target_lo: [Constant<Bits<ADDR_BITS>>; TARGETS],
+    at_target_hi: [Constant<Bits<ADDR_BITS>>; TARGETS],
+    at_target_ctrl: [Constant<Bits<ADDR_BITS>>; TARGETS],
+    at_port_status: [Constant<Bits<ADDR_BITS>>; 4],
+    at_port_config: [Constant<Bits<ADDR_BITS>>; 4],
+    /// Per port p and counter k: at `7p + k`.
+    at_port_counter: [Constant<Bits<ADDR_BITS>>; COUNTERS],
 }
 
 impl Default for CsrRegs {
@@ -84,6 +135,21 @@ impl Default for CsrRegs {
             rd_ctrl_hit: Default::default(),
             id_value: Constant::new(u64::from(ID_VALUE).into()),
             version_value: Constant::new(u64::from(VERSION_VALUE).into()),
+            at_id: at(ID),
+            at_version: at(VERSION),
+            at_node: at(NODE_ID),
+            at_scratch: at(SCRATCH),
+            at_unexpected: at(CPL_UNEXPECTED),
+            at_route: array_init::array_init(|n| at(route(n as u32))),
+            at_target_lo: array_init::array_init(|t| at(target_lo(t as u32))),
+            at_target_hi: array_init::array_init(|t| at(target_hi(t as u32))),
+            at_target_ctrl: array_init::array_init(|t| at(target_ctrl(t as u32))),
+            at_port_status: array_init::array_init(|p| at(port_reg(Port::ALL[p], PORT_STATUS))),
+            at_port_config: array_init::array_init(|p| at(port_reg(Port::ALL[p], PORT_CONFIG))),
+            at_port_counter: array_init::array_init(|i| {
+                let (p, k) = (i / PORT_COUNTERS, i % PORT_COUNTERS);
+                at(port_reg(Port::ALL[p], PORT_STATUS + 4 + 4 * k as u32))
+            }),
         }
     }
 }
@@ -112,16 +178,16 @@ impl Logic for CsrRegs {
         self.route_next.next = self.route.q.val();
 
         if self.csr.wr_en.val() {
-            if self.csr.wr_addr.val() == 0x2 {
+            if self.csr.wr_addr.val() == self.at_node.val() {
                 self.node.d.next = self.node_merged.val().get_bits::<4>(0);
             }
-            if self.csr.wr_addr.val() == 0x3 {
+            if self.csr.wr_addr.val() == self.at_scratch.val() {
                 self.scratch.d.next = (self.scratch.q.val() & !self.csr.wr_mask.val())
                     | (self.csr.wr_data.val() & self.csr.wr_mask.val());
             }
-            for n in 0..16 {
+            for n in 0..NODES {
                 // ROUTE[n]: valid is bit 31 (byte 3), port bits 1:0 (byte 0).
-                if self.csr.wr_addr.val().index() == 0x40 + n {
+                if self.csr.wr_addr.val() == self.at_route[n].val() {
                     if self.csr.wr_be.val().get_bit(0) {
                         self.route_next.next = self
                             .route_next
@@ -139,15 +205,15 @@ impl Logic for CsrRegs {
                 }
             }
             for t in 0..TARGETS {
-                if self.csr.wr_addr.val().index() == 0x80 + 4 * t {
+                if self.csr.wr_addr.val() == self.at_target_lo[t].val() {
                     self.target[t].d.next = (self.target[t].q.val() & !self.wmask_lo.val())
                         | (self.wr_data64.val() & self.wmask_lo.val());
                 }
-                if self.csr.wr_addr.val().index() == 0x81 + 4 * t {
+                if self.csr.wr_addr.val() == self.at_target_hi[t].val() {
                     self.target[t].d.next = (self.target[t].q.val() & !self.wmask_hi.val())
                         | (self.wr_data64.val() & self.wmask_hi.val());
                 }
-                if (self.csr.wr_addr.val().index() == 0x82 + 4 * t)
+                if (self.csr.wr_addr.val() == self.at_target_ctrl[t].val())
                     && self.csr.wr_be.val().get_bit(0)
                 {
                     self.target_ctrl.d.next = self
@@ -163,22 +229,22 @@ impl Logic for CsrRegs {
         }
 
         self.csr.rd_data.next = 0.into();
-        if self.csr.rd_addr.val() == 0x0 {
+        if self.csr.rd_addr.val() == self.at_id.val() {
             self.csr.rd_data.next = self.id_value.val();
         }
-        if self.csr.rd_addr.val() == 0x1 {
+        if self.csr.rd_addr.val() == self.at_version.val() {
             self.csr.rd_data.next = self.version_value.val();
         }
-        if self.csr.rd_addr.val() == 0x2 {
+        if self.csr.rd_addr.val() == self.at_node.val() {
             self.csr.rd_data.next = bit_cast::<32, 4>(self.node.q.val());
         }
-        if self.csr.rd_addr.val() == 0x3 {
+        if self.csr.rd_addr.val() == self.at_scratch.val() {
             self.csr.rd_data.next = self.scratch.q.val();
         }
         self.rd_route.next = 0.into();
         self.rd_route_hit.next = false;
-        for n in 0..16 {
-            if self.csr.rd_addr.val().index() == 0x40 + n {
+        for n in 0..NODES {
+            if self.csr.rd_addr.val() == self.at_route[n].val() {
                 self.rd_route.next = self.route.q.val().get_bits::<3>(3 * n);
                 self.rd_route_hit.next = true;
             }
@@ -190,13 +256,13 @@ impl Logic for CsrRegs {
         self.rd_ctrl.next = false;
         self.rd_ctrl_hit.next = false;
         for t in 0..TARGETS {
-            if self.csr.rd_addr.val().index() == 0x80 + 4 * t {
+            if self.csr.rd_addr.val() == self.at_target_lo[t].val() {
                 self.csr.rd_data.next = self.target[t].q.val().get_bits::<32>(0);
             }
-            if self.csr.rd_addr.val().index() == 0x81 + 4 * t {
+            if self.csr.rd_addr.val() == self.at_target_hi[t].val() {
                 self.csr.rd_data.next = self.target[t].q.val().get_bits::<32>(32);
             }
-            if self.csr.rd_addr.val().index() == 0x82 + 4 * t {
+            if self.csr.rd_addr.val() == self.at_target_ctrl[t].val() {
                 self.rd_ctrl.next = self.target_ctrl.q.val().get_bit(t);
                 self.rd_ctrl_hit.next = true;
             }
@@ -205,19 +271,19 @@ impl Logic for CsrRegs {
             self.csr.rd_data.next = bit_cast::<32, 1>(self.rd_ctrl.val().into());
         }
         for p in 0..4 {
-            if self.csr.rd_addr.val().index() == 0x100 + 0x10 * p {
+            if self.csr.rd_addr.val() == self.at_port_status[p].val() {
                 self.csr.rd_data.next = self.port_status[p].val();
             }
-            if self.csr.rd_addr.val().index() == 0x108 + 0x10 * p {
+            if self.csr.rd_addr.val() == self.at_port_config[p].val() {
                 self.csr.rd_data.next = self.port_config[p].val();
             }
-            for k in 0..7 {
-                if self.csr.rd_addr.val().index() == 0x101 + 0x10 * p + k {
-                    self.csr.rd_data.next = self.port_counters[7 * p + k].val();
-                }
+        }
+        for i in 0..COUNTERS {
+            if self.csr.rd_addr.val() == self.at_port_counter[i].val() {
+                self.csr.rd_data.next = self.port_counters[i].val();
             }
         }
-        if self.csr.rd_addr.val() == 0x140 {
+        if self.csr.rd_addr.val() == self.at_unexpected.val() {
             self.csr.rd_data.next = self.unexpected.q.val();
         }
 

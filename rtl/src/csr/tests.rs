@@ -1,34 +1,70 @@
-//! Tests of the register file against the map in `peach2_regmap::csr`.
+//! Tests of the register files against the maps in `peach2_regmap::csr` and
+//! `peach2_regmap::dma`.
 
+use super::bus::CsrTarget;
+use super::dma_regs::DmaRegs;
 use super::regs::CsrRegs;
 use crate::harness::Stepper;
 use peach2_regmap::csr::*;
+use rust_hdl::prelude::*;
 
-fn write(s: &mut Stepper<CsrRegs>, byte_offset: u32, data: u32, be: u64) {
+/// A block with registers on the CSR bus.
+trait OnCsrBus: Block {
+    fn csr(&mut self) -> &mut CsrTarget;
+    fn reset(&mut self) -> &mut Signal<In, Bit>;
+}
+impl OnCsrBus for CsrRegs {
+    fn csr(&mut self) -> &mut CsrTarget {
+        &mut self.csr
+    }
+    fn reset(&mut self) -> &mut Signal<In, Bit> {
+        &mut self.reset
+    }
+}
+impl OnCsrBus for DmaRegs {
+    fn csr(&mut self) -> &mut CsrTarget {
+        &mut self.csr
+    }
+    fn reset(&mut self) -> &mut Signal<In, Bit> {
+        &mut self.reset
+    }
+}
+
+/// Presents a write (the next edge takes it).
+fn present_write<B: OnCsrBus>(s: &mut Stepper<B>, byte_offset: u32, data: u32, be: u64) {
     let mask = (0..4)
         .filter(|k| be >> k & 1 == 1)
         .fold(0u64, |m, k| m | 0xFF << (8 * k));
-    s.uut.csr.wr_en.next = true;
-    s.uut.csr.wr_addr.next = u64::from(byte_offset / 4).into();
-    s.uut.csr.wr_data.next = u64::from(data).into();
-    s.uut.csr.wr_be.next = be.into();
-    s.uut.csr.wr_mask.next = mask.into();
-    s.tick();
-    s.uut.csr.wr_en.next = false;
+    let csr = s.uut.csr();
+    csr.wr_en.next = true;
+    csr.wr_addr.next = u64::from(byte_offset / 4).into();
+    csr.wr_data.next = u64::from(data).into();
+    csr.wr_be.next = be.into();
+    csr.wr_mask.next = mask.into();
 }
 
-fn read(s: &mut Stepper<CsrRegs>, byte_offset: u32) -> u32 {
-    s.uut.csr.rd_addr.next = u64::from(byte_offset / 4).into();
+fn write<B: OnCsrBus>(s: &mut Stepper<B>, byte_offset: u32, data: u32, be: u64) {
+    present_write(s, byte_offset, data, be);
+    s.tick();
+    s.uut.csr().wr_en.next = false;
+}
+
+fn read<B: OnCsrBus>(s: &mut Stepper<B>, byte_offset: u32) -> u32 {
+    s.uut.csr().rd_addr.next = u64::from(byte_offset / 4).into();
     s.settle();
-    s.uut.csr.rd_data.val().to_u64() as u32
+    s.uut.csr().rd_data.val().to_u64() as u32
+}
+
+fn after_reset<B: OnCsrBus>(uut: B, clock: fn(&mut B) -> &mut Signal<In, Clock>) -> Stepper<B> {
+    let mut s = Stepper::new(uut, clock);
+    s.uut.reset().next = true;
+    s.tick();
+    s.uut.reset().next = false;
+    s
 }
 
 fn regs() -> Stepper<CsrRegs> {
-    let mut s = Stepper::new(CsrRegs::default(), |u| &mut u.clock);
-    s.uut.reset.next = true;
-    s.tick();
-    s.uut.reset.next = false;
-    s
+    after_reset(CsrRegs::default(), |u| &mut u.clock)
 }
 
 #[test]
@@ -128,4 +164,111 @@ fn csr_blocks_lint_clean() {
     let mut counters = super::counters::PortCounters::default();
     let v = crate::verilog::export::block_verilog(&mut counters, "port_counters");
     crate::verilog::checks::lint_verilog(&v, "port_counters").unwrap();
+}
+
+#[test]
+fn dma_registers_follow_the_map() {
+    use peach2_regmap::dma::*;
+    const N: usize = crate::dmac::CHANNELS;
+    let mut s = after_reset(DmaRegs::default(), |u| &mut u.clock);
+    assert_eq!(read(&mut s, CHAIN_LIMIT), CHAIN_LIMIT_RESET, "reset value");
+    assert_eq!(read(&mut s, CPL_TIMEOUT), CPL_TIMEOUT_RESET, "reset value");
+    for (off, v) in [
+        (CHAIN_LIMIT, 77),
+        (CPL_TIMEOUT, 0x1234),
+        (MSI_ADDR_LO, 0xFEE0_0004),
+        (MSI_ADDR_HI, 0x2),
+        (MSI_DATA, 0x4021),
+    ] {
+        write(&mut s, off, v, 0xF);
+        assert_eq!(read(&mut s, off), v, "global register {off:#x}");
+    }
+    assert_eq!(s.uut.chain_limit.val().to_u64(), 77);
+    assert_eq!(s.uut.msi_addr.val().to_u64(), 0x2_FEE0_0004);
+
+    // Every channel's registers, each value naming its channel and register.
+    let value = |c: u32, reg: u32| 0x1000_0000 * (c + 1) + 0x100 * reg + 0x11;
+    let config = [
+        CH_DESC_LO,
+        CH_DESC_HI,
+        CH_NOTIFY_RX_LO,
+        CH_NOTIFY_RX_HI,
+        CH_NOTIFY_SELF_LO,
+        CH_NOTIFY_SELF_HI,
+        CH_NOTIFY_VALUE,
+    ];
+    for c in 0..N as u32 {
+        for reg in config {
+            write(&mut s, channel_reg(c, reg), value(c, reg), 0xF);
+        }
+        let u = &mut s.uut;
+        let ci = c as usize;
+        u.status[ci].next = u64::from(0x50 + c).into();
+        u.count[ci].next = u64::from(0x60 + c).into();
+        u.current[ci].next = (0x7_0000_0000 + u64::from(c)).into();
+    }
+    for c in 0..N as u32 {
+        let ci = c as usize;
+        for reg in config {
+            assert_eq!(
+                read(&mut s, channel_reg(c, reg)),
+                value(c, reg),
+                "channel {c} {reg:#x}"
+            );
+        }
+        assert_eq!(read(&mut s, channel_reg(c, CH_STATUS)), 0x50 + c);
+        assert_eq!(read(&mut s, channel_reg(c, CH_COUNT)), 0x60 + c);
+        assert_eq!(read(&mut s, channel_reg(c, CH_CURRENT_LO)), c);
+        assert_eq!(read(&mut s, channel_reg(c, CH_CURRENT_HI)), 7);
+        assert_eq!(
+            read(&mut s, channel_reg(c, CH_CONTROL)),
+            0,
+            "CONTROL reads 0"
+        );
+        let u = &s.uut;
+        let pair = |lo: u32, hi: u32| u64::from(value(c, hi)) << 32 | u64::from(value(c, lo));
+        assert_eq!(u.desc_base[ci].val().to_u64(), pair(CH_DESC_LO, CH_DESC_HI));
+        assert_eq!(
+            u.notify_rx_addr[ci].val().to_u64(),
+            pair(CH_NOTIFY_RX_LO, CH_NOTIFY_RX_HI)
+        );
+        assert_eq!(
+            u.notify_self_addr[ci].val().to_u64(),
+            pair(CH_NOTIFY_SELF_LO, CH_NOTIFY_SELF_HI)
+        );
+        assert_eq!(
+            u.notify_value[ci].val().to_u64(),
+            u64::from(value(c, CH_NOTIFY_VALUE))
+        );
+    }
+    // Byte enables: bytes 1 and 2 only.
+    let off = channel_reg(1, CH_NOTIFY_VALUE);
+    let old = read(&mut s, off);
+    write(&mut s, off, 0xAABB_CCDD, 0b0110);
+    assert_eq!(read(&mut s, off), (old & 0xFF00_00FF) | 0x00BB_CC00);
+    // Unmapped offsets in a channel's block read 0.
+    assert_eq!(read(&mut s, channel_reg(2, CHANNEL_STRIDE - 4)), 0);
+
+    // CONTROL: the start pulse of exactly the channel written, with its fields.
+    let last = N as u32 - 1;
+    present_write(
+        &mut s,
+        channel_reg(last, CH_CONTROL),
+        CONTROL_START | CONTROL_HOST | (5 << CONTROL_INDEX_SHIFT),
+        0xF,
+    );
+    s.settle();
+    for c in 0..N {
+        assert_eq!(
+            s.uut.start[c].val(),
+            c as u32 == last,
+            "start of channel {c}"
+        );
+    }
+    assert!(s.uut.start_host[last as usize].val());
+    assert_eq!(s.uut.start_index[last as usize].val().to_u64(), 5);
+    s.tick();
+    s.uut.csr.wr_en.next = false;
+    s.settle();
+    assert!(!s.uut.start[last as usize].val(), "a pulse");
 }

@@ -8,7 +8,12 @@
 //! with `desc_valid` set for the granted channel.
 
 use crate::csr::bus::CsrTarget;
+use peach2_regmap::dma::{DESC_BASE, DESC_BYTES, DESC_COUNT};
 use rust_hdl::prelude::*;
+
+// The decode below: the window is DW indices 0x2000..0x3FFF of BAR0 (bit 13 set), eight DWs
+// per descriptor (index in DW bits 12:3), 1024 descriptors (10 index bits).
+const _: () = assert!(DESC_BASE / 4 == 1 << 13 && DESC_BYTES == 32 && DESC_COUNT == 1 << 10);
 
 /// The descriptor memory, read by `C` channels.
 #[derive(LogicBlock)]
