@@ -21,8 +21,9 @@
 //! its read counts as finished (the channel stops writing first). A completion for a tag
 //! that is not outstanding is counted as unexpected and dropped.
 
+use super::cpl_lanes::CplLanes;
+use super::tag_class::TagClass;
 use super::tag_table::TagTable;
-use super::RingLayout;
 use crate::stream::TlpSink;
 use rust_hdl::prelude::*;
 
@@ -122,14 +123,10 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     h_bc_dw: Signal<Local, Bits<16>>,
     /// Tag.
     h_tag: Signal<Local, Bits<8>>,
-    /// A data tag (below `8C`).
-    h_is_data: Signal<Local, Bit>,
-    /// A descriptor-fetch tag (`8C + c`).
-    h_is_desc: Signal<Local, Bit>,
+    /// The header tag's class and channel.
+    h_class: TagClass<C, CB>,
     /// CplD, status SC, not poisoned, byte count a whole number of DWs.
     h_good_status: Signal<Local, Bit>,
-    /// Channel of the tag.
-    h_chan: Signal<Local, Bits<CB>>,
     // What the tag's read expects (the table for data, `d_rem` for descriptors):
     /// Ring position of the read's first DW.
     lk_start: Signal<Local, Bits<16>>,
@@ -164,46 +161,25 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     e_tag: Signal<Local, Bits<8>>,
     /// A beat is taken this cycle.
     take: Signal<Local, Bit>,
-    /// Ring position of this beat's lane 0 (payload DW `bidx - 3`).
-    bq: Signal<Local, Bits<16>>,
-    /// Per lane: its ring position.
-    q: [Signal<Local, Bits<16>>; 4],
-    /// Per lane: its DW index in the packet.
-    t: [Signal<Local, Bits<11>>; 4],
-    /// Per lane: its row in the reorder buffer's bank (channel, position / 4).
-    row: [Signal<Local, Bits<10>>; 4],
-    /// Per lane: it carries a payload DW to write.
-    v: Signal<Local, Bits<4>>,
-    /// Lane index one past the payload (header DWs included).
-    plen_end: Signal<Local, Bits<11>>,
+    /// The beat's lanes into the reorder buffer or the channel's descriptor.
+    lanes: CplLanes<C, CB>,
     /// Ring position one past the read being issued.
     issue_end: Signal<Local, Bits<16>>,
     /// DWs of the read being issued.
     issue_rem: Signal<Local, Bits<8>>,
-    /// The read being issued is a data read.
-    i_is_data: Signal<Local, Bit>,
-    /// The read being issued is a descriptor fetch.
-    i_is_desc: Signal<Local, Bit>,
+    /// The issued read's tag class and channel.
+    i_class: TagClass<C, CB>,
     /// `t_busy` for the next cycle.
     busy_n: [Signal<Local, Bits<8>>; C],
     /// Per channel: data reads outstanding (issued minus retired, mod 16).
     outstanding: [Signal<Local, Bits<4>>; C],
     /// `d_busy` for the next cycle.
     dbusy_n: Signal<Local, Bits<C>>,
-    /// The first descriptor-fetch tag, `8C`: data tags are below it.
-    data_tags: Constant<Bits<8>>,
-    /// One past the last descriptor-fetch tag, `9C`.
-    desc_tags_end: Constant<Bits<8>>,
-    /// The channel's place in a bank row: shifted by this.
-    row_shift: Constant<Bits<10>>,
-    /// The ring line's place in a bank row: masked by this.
-    row_mask: Constant<Bits<10>>,
 }
 
 impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
     /// Idle, no read outstanding; panics on a channel count without a tag layout.
     pub fn new() -> Self {
-        let ring = RingLayout::new(C, CB);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -246,10 +222,8 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             h_len: Default::default(),
             h_bc_dw: Default::default(),
             h_tag: Default::default(),
-            h_is_data: Default::default(),
-            h_is_desc: Default::default(),
+            h_class: TagClass::new(),
             h_good_status: Default::default(),
-            h_chan: Default::default(),
             lk_start: Default::default(),
             lk_end: Default::default(),
             lk_rem: Default::default(),
@@ -266,23 +240,13 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             e_ok: Default::default(),
             e_tag: Default::default(),
             take: Default::default(),
-            bq: Default::default(),
-            q: Default::default(),
-            t: Default::default(),
-            row: Default::default(),
-            v: Default::default(),
-            plen_end: Default::default(),
+            lanes: CplLanes::new(),
             issue_end: Default::default(),
             issue_rem: Default::default(),
-            i_is_data: Default::default(),
-            i_is_desc: Default::default(),
+            i_class: TagClass::new(),
             busy_n: array_init::array_init(|_| Default::default()),
             outstanding: array_init::array_init(|_| Default::default()),
             dbusy_n: Default::default(),
-            data_tags: Constant::new(u64::from(ring.data_tags).into()),
-            desc_tags_end: Constant::new(u64::from(ring.desc_tags_end).into()),
-            row_shift: Constant::new(ring.row_shift.into()),
-            row_mask: Constant::new(ring.row_mask.into()),
         }
     }
 }
@@ -317,15 +281,12 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.h_len.next = bit_cast::<11, 10>(self.cpl.data.val().get_bits::<10>(0));
         self.h_bc_dw.next = bit_cast::<16, 10>(self.cpl.data.val().get_bits::<10>(34));
         self.h_tag.next = self.cpl.data.val().get_bits::<8>(72);
-        self.h_is_data.next = self.h_tag.val() < self.data_tags.val();
-        self.h_is_desc.next = (self.h_tag.val() >= self.data_tags.val())
-            && (self.h_tag.val() < self.desc_tags_end.val());
+        self.h_class.tag.next = self.h_tag.val();
         // CplD (fmt 010, type 01010), status SC, not poisoned, byte count a whole DW count.
         self.h_good_status.next = (self.cpl.data.val().get_bits::<8>(24) == 0x4A)
             && (self.cpl.data.val().get_bits::<3>(45) == 0)
             && !self.cpl.data.val().get_bit(14)
             && (self.cpl.data.val().get_bits::<2>(32) == 0);
-        self.h_chan.next = self.h_tag.val().get_bits::<CB>(3);
         // The table is read at the tag of the completion being taken: the header's,
         // or the registered one while its payload beats follow.
         self.tags.lookup_tag.next = self.r_tag.q.val();
@@ -334,25 +295,24 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         }
         self.busy_at_tag.next = 0.into();
         for c in 0..C {
-            if self.h_tag.val().get_bits::<CB>(3).index() == c {
+            if self.h_class.chan.val().index() == c {
                 self.busy_at_tag.next =
-                    self.t_busy[c].q.val() >> bit_cast::<8, 3>(self.h_tag.val().get_bits::<3>(0));
+                    self.t_busy[c].q.val() >> bit_cast::<8, 3>(self.h_class.index.val());
             }
         }
         self.lk_start.next = 0.into();
         self.lk_end.next = 8.into();
         self.lk_rem.next = 0.into();
         self.lk_busy.next = false;
-        if self.h_is_data.val() {
+        if self.h_class.is_data.val() {
             self.lk_start.next = self.tags.lookup_start.val();
             self.lk_end.next = self.tags.lookup_end.val();
             self.lk_rem.next = self.tags.lookup_rem.val();
             self.lk_busy.next = self.busy_at_tag.val().get_bit(0);
         }
-        if self.h_is_desc.val() {
-            self.h_chan.next = self.h_tag.val().get_bits::<CB>(0);
+        if self.h_class.is_desc.val() {
             for c in 0..C {
-                if self.h_tag.val().get_bits::<CB>(0).index() == c {
+                if self.h_class.chan.val().index() == c {
                     self.lk_rem.next = self.d_rem[c].q.val();
                     self.lk_busy.next = self.d_busy.q.val().get_bit(c);
                 }
@@ -360,7 +320,8 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         }
         self.lk_total.next = self.lk_end.val() - self.lk_start.val();
         // Completions reach here only with the DMA's tag range; an idle tag is unexpected.
-        self.h_known.next = (self.h_is_data.val() || self.h_is_desc.val()) && self.lk_busy.val();
+        self.h_known.next =
+            (self.h_class.is_data.val() || self.h_class.is_desc.val()) && self.lk_busy.val();
         self.h_ok.next = self.h_known.val()
             && self.h_good_status.val()
             && (self.h_len.val() != 0)
@@ -381,72 +342,32 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             self.e_base.next = self.lk_start.val() + (self.lk_total.val() - self.h_bc_dw.val());
             self.e_bidx.next = 0.into();
             self.e_plen.next = self.h_len.val();
-            self.e_chan.next = self.h_chan.val();
-            self.e_desc.next = self.h_is_desc.val();
+            self.e_chan.next = self.h_class.chan.val();
+            self.e_desc.next = self.h_class.is_desc.val();
             self.e_ok.next = self.h_ok.val() && self.cpl.sop.val();
             self.e_tag.next = self.h_tag.val();
         }
         self.cpl.ready.next = true;
         self.take.next = self.cpl.valid.val();
 
-        // Lane l of this beat is payload DW (bidx + l - 3) at ring position base + that.
-        self.bq.next = self.e_base.val() + bit_cast::<16, 11>(self.e_bidx.val()) - 3;
-        self.q[0].next = self.bq.val();
-        self.q[1].next = self.bq.val() + 1;
-        self.q[2].next = self.bq.val() + 2;
-        self.q[3].next = self.bq.val() + 3;
-        self.t[0].next = self.e_bidx.val();
-        self.t[1].next = self.e_bidx.val() + 1;
-        self.t[2].next = self.e_bidx.val() + 2;
-        self.t[3].next = self.e_bidx.val() + 3;
-        self.row[0].next = (bit_cast::<10, CB>(self.e_chan.val()) << self.row_shift.val())
-            | (self.q[0].val().get_bits::<10>(2) & self.row_mask.val());
-        self.row[1].next = (bit_cast::<10, CB>(self.e_chan.val()) << self.row_shift.val())
-            | (self.q[1].val().get_bits::<10>(2) & self.row_mask.val());
-        self.row[2].next = (bit_cast::<10, CB>(self.e_chan.val()) << self.row_shift.val())
-            | (self.q[2].val().get_bits::<10>(2) & self.row_mask.val());
-        self.row[3].next = (bit_cast::<10, CB>(self.e_chan.val()) << self.row_shift.val())
-            | (self.q[3].val().get_bits::<10>(2) & self.row_mask.val());
-        self.plen_end.next = self.e_plen.val() + 3;
-        self.v.next = 0.into();
-        for l in 0..4 {
-            if self.take.val()
-                && self.e_ok.val()
-                && (self.t[l].val() >= 3)
-                && (self.t[l].val() < self.plen_end.val())
-            {
-                self.v.next = self.v.val().replace_bit(l, true);
-            }
+        // The beat's lanes into place.
+        self.lanes.take.next = self.take.val();
+        self.lanes.ok.next = self.e_ok.val();
+        self.lanes.desc.next = self.e_desc.val();
+        self.lanes.base.next = self.e_base.val();
+        self.lanes.bidx.next = self.e_bidx.val();
+        self.lanes.plen.next = self.e_plen.val();
+        self.lanes.chan.next = self.e_chan.val();
+        self.lanes.data.next = self.cpl.data.val();
+        self.bank_we.next = self.lanes.bank_we.val();
+        for b in 0..4 {
+            self.bank_addr[b].next = self.lanes.bank_addr[b].val();
+            self.bank_data[b].next = self.lanes.bank_data[b].val();
         }
-        self.bank_we.next = 0.into();
-        self.desc_we.next = 0.into();
+        self.desc_we.next = self.lanes.desc_we.val();
+        self.desc_idx.next = self.lanes.desc_idx.val();
         self.desc_tag.next = self.e_tag.val();
         self.desc_data.next = self.cpl.data.val();
-        self.desc_idx.next = bit_cast::<12, 3>(self.q[0].val().get_bits::<3>(0))
-            | (bit_cast::<12, 3>(self.q[1].val().get_bits::<3>(0)) << 3)
-            | (bit_cast::<12, 3>(self.q[2].val().get_bits::<3>(0)) << 6)
-            | (bit_cast::<12, 3>(self.q[3].val().get_bits::<3>(0)) << 9);
-        for b in 0..4 {
-            self.bank_addr[b].next = self.row[b].val();
-            self.bank_data[b].next = self.cpl.data.val().get_bits::<32>(32 * b);
-            for l in 0..4 {
-                if self.v.val().get_bit(l) && (self.q[l].val().get_bits::<2>(0).index() == b) {
-                    self.bank_addr[b].next = self.row[l].val();
-                    self.bank_data[b].next = self.cpl.data.val().get_bits::<32>(32 * l);
-                }
-            }
-        }
-        if self.e_desc.val() {
-            self.desc_we.next = self.v.val();
-        } else {
-            for b in 0..4 {
-                for l in 0..4 {
-                    if self.v.val().get_bit(l) && (self.q[l].val().get_bits::<2>(0).index() == b) {
-                        self.bank_we.next = self.bank_we.val().replace_bit(b, true);
-                    }
-                }
-            }
-        }
 
         // Header: account for the completion; payload beats follow in Data.
         self.tags.clear.next = false;
@@ -475,7 +396,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
                 self.cpl_unexpected.next = true;
             } else {
                 for c in 0..C {
-                    if self.h_chan.val().index() == c {
+                    if self.h_class.chan.val().index() == c {
                         self.cpl_seen.next = self.cpl_seen.val().replace_bit(c, true);
                         if !self.h_ok.val() {
                             self.cpl_error.next = self.cpl_error.val().replace_bit(c, true);
@@ -484,10 +405,9 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
                 }
                 if !self.h_ok.val() {
                     // The read counts as finished: its channel stops on the error.
-                    self.tags.clear.next = self.h_is_data.val();
+                    self.tags.clear.next = self.h_class.is_data.val();
                     for c in 0..C {
-                        if self.h_is_desc.val() && (self.h_tag.val().get_bits::<CB>(0).index() == c)
-                        {
+                        if self.h_class.is_desc.val() && (self.h_class.chan.val().index() == c) {
                             self.d_rem[c].d.next = 0.into();
                         }
                     }
@@ -501,7 +421,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         if self.take.val() && self.cpl.eop.val() && self.e_ok.val() {
             self.tags.dec.next = !self.e_desc.val();
             for c in 0..C {
-                if self.e_desc.val() && (self.e_tag.val().get_bits::<CB>(0).index() == c) {
+                if self.e_desc.val() && (self.e_chan.val().index() == c) {
                     self.d_rem[c].d.next =
                         self.d_rem[c].q.val() - self.e_plen.val().get_bits::<8>(0);
                 }
@@ -511,10 +431,8 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         // Issue: record where the read's data goes.
         self.issue_end.next = self.issue_pos.val() + bit_cast::<16, 8>(self.issue_len_dw.val());
         self.issue_rem.next = self.issue_len_dw.val();
-        self.i_is_data.next = self.issue_tag.val() < self.data_tags.val();
-        self.i_is_desc.next = (self.issue_tag.val() >= self.data_tags.val())
-            && (self.issue_tag.val() < self.desc_tags_end.val());
-        self.tags.issue.next = self.issue_valid.val() && self.i_is_data.val();
+        self.i_class.tag.next = self.issue_tag.val();
+        self.tags.issue.next = self.issue_valid.val() && self.i_class.is_data.val();
         self.tags.issue_tag.next = self.issue_tag.val();
         self.tags.issue_start.next = self.issue_pos.val();
         self.tags.issue_end.next = self.issue_end.val();
@@ -522,12 +440,12 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         for c in 0..C {
             self.busy_n[c].next = self.t_busy[c].q.val();
             if self.issue_valid.val()
-                && self.i_is_data.val()
-                && (self.issue_tag.val().get_bits::<CB>(3).index() == c)
+                && self.i_class.is_data.val()
+                && (self.i_class.chan.val().index() == c)
             {
                 self.ip[c].d.next = self.ip[c].q.val() + 1;
                 for k in 0..8 {
-                    if self.issue_tag.val().get_bits::<3>(0).index() == k {
+                    if self.i_class.index.val().index() == k {
                         self.busy_n[c].next = self.busy_n[c].val().replace_bit(k, true);
                     }
                 }
@@ -536,8 +454,8 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.dbusy_n.next = self.d_busy.q.val();
         for c in 0..C {
             if self.issue_valid.val()
-                && self.i_is_desc.val()
-                && (self.issue_tag.val().get_bits::<CB>(0).index() == c)
+                && self.i_class.is_desc.val()
+                && (self.i_class.chan.val().index() == c)
             {
                 self.dbusy_n.next = self.dbusy_n.val().replace_bit(c, true);
                 self.d_rem[c].d.next = self.issue_len_dw.val();

@@ -23,6 +23,14 @@ fn dmac_datapath_blocks_lint_clean() {
         &mut super::cpl_reassembly::CplReassembly::<C, CB>::new(),
         "dma_cpl_reassembly",
     );
+    lint(
+        &mut super::cpl_lanes::CplLanes::<C, CB>::new(),
+        "dma_cpl_lanes",
+    );
+    lint(
+        &mut super::tag_class::TagClass::<C, CB>::new(),
+        "dma_tag_class",
+    );
     lint(&mut super::cursor::Cursor::default(), "dma_cursor");
     lint(&mut super::desc_regs::DescRegs::default(), "dma_desc_regs");
     lint(
@@ -61,4 +69,8 @@ fn internal_mux_and_dma_regs_lint_clean() {
         "internal_mux",
     );
     lint(&mut crate::csr::dma_regs::DmaRegs::default(), "dma_regs");
+    lint(
+        &mut crate::csr::dma_channel_regs::DmaChannelRegs::default(),
+        "dma_channel_regs",
+    );
 }

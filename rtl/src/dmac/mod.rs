@@ -19,13 +19,15 @@
 //!   `peach2_regmap::dma::tags`).
 //! - `cpl_reassembly`: completions (split, out of order across tags) into the reorder
 //!   buffer, in-order retirement per channel, host descriptor delivery; `tag_table` is
-//!   its per-tag array (start, end, DWs to come).
+//!   its per-tag array (start, end, DWs to come), `tag_class` tells its tags apart,
+//!   `cpl_lanes` puts a beat's lanes into the banks.
 //! - `write_gen`: round-robin MWr issue from the reorder buffer, plus one-DW notifications.
 //! - `dest_route`: the crossbar destination of a write address.
 //!
 //! Register and descriptor formats: `peach2_regmap::dma`.
 
 pub mod channel;
+pub mod cpl_lanes;
 pub mod cpl_reassembly;
 pub mod cursor;
 pub mod desc_check;
@@ -34,6 +36,7 @@ pub mod desc_regs;
 pub mod dest_route;
 pub mod read_req;
 pub mod round_robin;
+pub mod tag_class;
 pub mod tag_table;
 pub mod write_gen;
 

@@ -1,0 +1,216 @@
+//! The lanes of a completion beat into place: which of the beat's four DW lanes carry
+//! payload, at which ring position, and so into which reorder-buffer bank and row (data),
+//! or which DW of a fetched descriptor (descriptor fetches). Combinational; the
+//! reassembly stage around it says which completion the beat belongs to.
+//!
+//! Lane l of a beat is DW `bidx + l` of the packet, header DWs included; payload DW i
+//! (`bidx + l - 3`) goes to ring position `base + i`, bank `position mod 4`, row
+//! [`RingLayout`] of the channel. The four lanes land in four different banks whatever
+//! the rotation.
+
+use super::RingLayout;
+use rust_hdl::prelude::*;
+
+/// Where a completion beat's lanes go, for `C` channels (`CB` bits of channel number).
+#[derive(LogicBlock)]
+pub struct CplLanes<const C: usize, const CB: usize> {
+    /// The beat is taken this cycle.
+    pub take: Signal<In, Bit>,
+    /// Its completion passed the checks (its payload is written).
+    pub ok: Signal<In, Bit>,
+    /// Its completion answers a descriptor fetch (not data).
+    pub desc: Signal<In, Bit>,
+    /// Ring position of the completion's first payload DW.
+    pub base: Signal<In, Bits<16>>,
+    /// Index of the beat's lane 0 in the packet, in DWs (header DWs included).
+    pub bidx: Signal<In, Bits<11>>,
+    /// Payload DWs of the completion.
+    pub plen: Signal<In, Bits<11>>,
+    /// Channel of the completion.
+    pub chan: Signal<In, Bits<CB>>,
+    /// The beat's lanes (wire order).
+    pub data: Signal<In, Bits<128>>,
+    /// Per bank: write the reorder buffer.
+    pub bank_we: Signal<Out, Bits<4>>,
+    /// Per bank: row.
+    pub bank_addr: [Signal<Out, Bits<10>>; 4],
+    /// Per bank: data.
+    pub bank_data: [Signal<Out, Bits<32>>; 4],
+    /// Per lane: a fetched descriptor DW is on it.
+    pub desc_we: Signal<Out, Bits<4>>,
+    /// Per lane l: which DW of the descriptor (0..7), in bits 3l+2..3l.
+    pub desc_idx: Signal<Out, Bits<12>>,
+    /// Ring position of lane 0 (payload DW `bidx - 3`).
+    bq: Signal<Local, Bits<16>>,
+    /// Per lane: its ring position.
+    q: [Signal<Local, Bits<16>>; 4],
+    /// Per lane: its DW index in the packet.
+    t: [Signal<Local, Bits<11>>; 4],
+    /// Per lane: its row in the bank (channel's rows, ring line).
+    row: [Signal<Local, Bits<10>>; 4],
+    /// Per lane: it carries a payload DW to write.
+    v: Signal<Local, Bits<4>>,
+    /// Lane index one past the payload (header DWs included).
+    plen_end: Signal<Local, Bits<11>>,
+    /// The channel's place in a bank row: shifted by this.
+    row_shift: Constant<Bits<10>>,
+    /// The ring line's place in a bank row: masked by this.
+    row_mask: Constant<Bits<10>>,
+}
+
+impl<const C: usize, const CB: usize> CplLanes<C, CB> {
+    /// The stage; panics on a channel count without a ring layout.
+    pub fn new() -> Self {
+        let ring = RingLayout::new(C, CB);
+        Self {
+            take: Default::default(),
+            ok: Default::default(),
+            desc: Default::default(),
+            base: Default::default(),
+            bidx: Default::default(),
+            plen: Default::default(),
+            chan: Default::default(),
+            data: Default::default(),
+            bank_we: Default::default(),
+            bank_addr: Default::default(),
+            bank_data: Default::default(),
+            desc_we: Default::default(),
+            desc_idx: Default::default(),
+            bq: Default::default(),
+            q: Default::default(),
+            t: Default::default(),
+            row: Default::default(),
+            v: Default::default(),
+            plen_end: Default::default(),
+            row_shift: Constant::new(ring.row_shift.into()),
+            row_mask: Constant::new(ring.row_mask.into()),
+        }
+    }
+}
+
+impl<const C: usize, const CB: usize> Default for CplLanes<C, CB> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const C: usize, const CB: usize> Logic for CplLanes<C, CB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Lane l of this beat is payload DW (bidx + l - 3) at ring position base + that.
+        self.bq.next = self.base.val() + bit_cast::<16, 11>(self.bidx.val()) - 3;
+        self.q[0].next = self.bq.val();
+        self.q[1].next = self.bq.val() + 1;
+        self.q[2].next = self.bq.val() + 2;
+        self.q[3].next = self.bq.val() + 3;
+        self.t[0].next = self.bidx.val();
+        self.t[1].next = self.bidx.val() + 1;
+        self.t[2].next = self.bidx.val() + 2;
+        self.t[3].next = self.bidx.val() + 3;
+        self.row[0].next = (bit_cast::<10, CB>(self.chan.val()) << self.row_shift.val())
+            | (self.q[0].val().get_bits::<10>(2) & self.row_mask.val());
+        self.row[1].next = (bit_cast::<10, CB>(self.chan.val()) << self.row_shift.val())
+            | (self.q[1].val().get_bits::<10>(2) & self.row_mask.val());
+        self.row[2].next = (bit_cast::<10, CB>(self.chan.val()) << self.row_shift.val())
+            | (self.q[2].val().get_bits::<10>(2) & self.row_mask.val());
+        self.row[3].next = (bit_cast::<10, CB>(self.chan.val()) << self.row_shift.val())
+            | (self.q[3].val().get_bits::<10>(2) & self.row_mask.val());
+        self.plen_end.next = self.plen.val() + 3;
+        self.v.next = 0.into();
+        for l in 0..4 {
+            if self.take.val()
+                && self.ok.val()
+                && (self.t[l].val() >= 3)
+                && (self.t[l].val() < self.plen_end.val())
+            {
+                self.v.next = self.v.val().replace_bit(l, true);
+            }
+        }
+
+        // Descriptor DWs go to the channel by lane; data goes to the banks.
+        self.desc_we.next = 0.into();
+        self.bank_we.next = 0.into();
+        self.desc_idx.next = bit_cast::<12, 3>(self.q[0].val().get_bits::<3>(0))
+            | (bit_cast::<12, 3>(self.q[1].val().get_bits::<3>(0)) << 3)
+            | (bit_cast::<12, 3>(self.q[2].val().get_bits::<3>(0)) << 6)
+            | (bit_cast::<12, 3>(self.q[3].val().get_bits::<3>(0)) << 9);
+        for b in 0..4 {
+            self.bank_addr[b].next = self.row[b].val();
+            self.bank_data[b].next = self.data.val().get_bits::<32>(32 * b);
+            for l in 0..4 {
+                if self.v.val().get_bit(l) && (self.q[l].val().get_bits::<2>(0).index() == b) {
+                    self.bank_addr[b].next = self.row[l].val();
+                    self.bank_data[b].next = self.data.val().get_bits::<32>(32 * l);
+                }
+            }
+        }
+        if self.desc.val() {
+            self.desc_we.next = self.v.val();
+        } else {
+            for b in 0..4 {
+                for l in 0..4 {
+                    if self.v.val().get_bit(l) && (self.q[l].val().get_bits::<2>(0).index() == b) {
+                        self.bank_we.next = self.bank_we.val().replace_bit(b, true);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::{bits128, Lcg};
+
+    /// Random completions' beats against the placement rule written plainly.
+    fn follows_the_rule<const C: usize, const CB: usize>(seed: u64) {
+        let ring = RingLayout::new(C, CB);
+        let mut uut = CplLanes::<C, CB>::new();
+        uut.connect_all();
+        let mut rng = Lcg(seed);
+        for _ in 0..2000 {
+            let (base, plen, chan) = (rng.below(1 << 16), 1 + rng.below(128), rng.below(C as u64));
+            let bidx = 4 * rng.below(plen / 4 + 2);
+            let (take, ok, desc) = (rng.chance(0.9), rng.chance(0.9), rng.chance(0.2));
+            let data = u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64());
+            uut.take.next = take;
+            uut.ok.next = ok;
+            uut.desc.next = desc;
+            uut.base.next = base.into();
+            uut.bidx.next = bidx.into();
+            uut.plen.next = plen.into();
+            uut.chan.next = chan.into();
+            uut.data.next = bits128(data);
+            assert!(simulate(&mut uut, 100), "settles");
+            let (mut we, mut dwe) = (0u64, 0u64);
+            for l in 0..4u64 {
+                let t = bidx + l;
+                if !(take && ok && t >= 3 && t < plen + 3) {
+                    continue;
+                }
+                let q = (base + t - 3) & 0xFFFF;
+                let lane = (data >> (32 * l)) as u32;
+                if desc {
+                    dwe |= 1 << l;
+                    assert_eq!(uut.desc_idx.val().to_u64() >> (3 * l) & 7, q & 7);
+                } else {
+                    let b = (q % 4) as usize;
+                    we |= 1 << b;
+                    let row = chan << ring.row_shift | (q / 4 & ring.row_mask);
+                    assert_eq!(uut.bank_addr[b].val().to_u64(), row, "lane {l}");
+                    assert_eq!(uut.bank_data[b].val().to_u64() as u32, lane, "lane {l}");
+                }
+            }
+            assert_eq!(uut.bank_we.val().to_u64(), we);
+            assert_eq!(uut.desc_we.val().to_u64(), dwe);
+        }
+    }
+
+    #[test]
+    fn lanes_land_where_the_rule_puts_them() {
+        follows_the_rule::<2, 1>(3);
+        follows_the_rule::<4, 2>(4);
+        follows_the_rule::<8, 3>(5);
+    }
+}
