@@ -180,7 +180,8 @@ pub const CH_NOTIFY_SELF_HI: u32 = 0x28;
 pub const CH_NOTIFY_VALUE: u32 = 0x2C;
 
 // Every channel register lies in the channel's aligned block.
-const _: () = assert!(CHANNEL_BASE % CHANNEL_STRIDE == 0 && CH_NOTIFY_VALUE < CHANNEL_STRIDE);
+const _: () =
+    assert!(CHANNEL_BASE.is_multiple_of(CHANNEL_STRIDE) && CH_NOTIFY_VALUE < CHANNEL_STRIDE);
 
 /// `CONTROL`: start bit.
 pub const CONTROL_START: u32 = 1 << 0;

@@ -197,7 +197,7 @@ mod tests {
                 } else {
                     let b = (q % 4) as usize;
                     we |= 1 << b;
-                    let row = chan << ring.row_shift | (q / 4 & ring.row_mask);
+                    let row = (chan << ring.row_shift) | ((q / 4) & ring.row_mask);
                     assert_eq!(uut.bank_addr[b].val().to_u64(), row, "lane {l}");
                     assert_eq!(uut.bank_data[b].val().to_u64() as u32, lane, "lane {l}");
                 }

@@ -9,6 +9,7 @@ pub mod cfg_space;
 pub mod cfg_tlp;
 pub mod egress_translate;
 pub mod link_ctrl;
+pub mod path;
 pub mod rx_route;
 pub mod tx_merge;
 
