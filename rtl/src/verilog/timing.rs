@@ -123,6 +123,22 @@ impl TimingReport {
             .collect()
     }
 
+    /// Whether the worst path fits the limit, in words.
+    pub fn verdict(&self) -> String {
+        if self.within_limit() {
+            format!(
+                "timing estimate: within the limit ({} <= {MAX_LUT_DEPTH} LUT levels)",
+                self.worst_depth
+            )
+        } else {
+            format!(
+                "timing estimate: OVER the limit: {} LUT levels, {} more than Stratix IV -2 closes at 250 MHz",
+                self.worst_depth,
+                self.worst_depth - MAX_LUT_DEPTH
+            )
+        }
+    }
+
     /// Fails, with the worst paths, if the worst path is deeper than [`MAX_LUT_DEPTH`].
     pub fn check_limit(&self) -> Result<(), CheckError> {
         if self.within_limit() {

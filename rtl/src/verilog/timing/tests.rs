@@ -156,6 +156,10 @@ fn yosys_measures_a_known_depth_with_verilog_names() {
         .collect();
     assert!(ends.contains(&"y") && ends.contains(&"mid[0]"), "{r:?}");
     assert!(r.check_limit().is_ok());
+    assert_eq!(
+        r.verdict(),
+        "timing estimate: within the limit (2 <= 6 LUT levels)"
+    );
 }
 
 /// Two 64-bit additions with an XOR between them: 3 + 1 + 3 = 7 levels, one more than
@@ -185,6 +189,10 @@ fn a_deeper_design_is_reported_over_the_limit() {
         "{worst:?}"
     );
     assert!(worst.end.starts_with("y["), "{worst:?}");
+    assert_eq!(
+        r.verdict(),
+        "timing estimate: OVER the limit: 7 LUT levels, 1 more than Stratix IV -2 closes at 250 MHz"
+    );
     let err = r.check_limit().unwrap_err().to_string();
     assert!(err.contains("worst LUT depth 7 (limit 6"), "{err}");
     assert!(err.contains("exceeds the limit of 6 LUT levels"), "{err}");
