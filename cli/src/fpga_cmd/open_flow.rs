@@ -225,8 +225,8 @@ fn timing_report(report: &mut String, t: &TimingReport, dir: &Path) {
     let _ = writeln!(
         report,
         "The limit: ({} ps - {REGISTER_CLOCK_TO_OUT_PS} ps clock-to-out - {REGISTER_SETUP_PS} ps setup) / \
-         {LEVEL_PS} ps a level ({LUT_PS} ps LUT + {ROUTING_PS} ps routing), Quartus' Stratix IV\n\
-         delays as the Titan project recorded them (rtl/src/verilog/timing.rs has the sources\n\
+         {LEVEL_PS} ps a level\n({LUT_PS} ps LUT + {ROUTING_PS} ps routing), Quartus' Stratix IV \
+         delays as the Titan project recorded\nthem (rtl/src/verilog/timing.rs has the sources \
          and assumptions). Paths start at registers, memories' registered read data and\n\
          inputs, and end at register and memory inputs and outputs; an adder counts one\n\
          level per 31 bits of carry chain.\n\
