@@ -2,8 +2,11 @@
 
 use crate::CliError;
 use clap::Args;
-use peach2_rtl::verilog::checks::{iverilog_elaborate, verilator_lint, yosys_synth, CheckError};
+use peach2_rtl::verilog::checks::{
+    iverilog_elaborate, verilator_lint, yosys_synth, CheckError, VerilogSet,
+};
 use peach2_rtl::verilog::export::{write_core, CORE_MODULE};
+use peach2_rtl::verilog::timing::yosys_timing;
 use peach2_sim::icarus::{self, ReplayReport};
 use std::path::PathBuf;
 
@@ -15,7 +18,9 @@ pub struct VerilogArgs {
     out: PathBuf,
     /// Also run the open checks: Verilator lint (-Wall), Icarus elaboration and a
     /// chip-level Icarus simulation compared with the Verilated core, Yosys synthesis
-    /// (fails on any latch) with a resource summary.
+    /// (fails on any latch) with a resource summary, and a timing estimate: the LUT
+    /// depth of the worst register-to-register paths against what Stratix IV closes at
+    /// 250 MHz.
     #[arg(long)]
     check: bool,
 }
@@ -64,5 +69,17 @@ pub fn run(args: VerilogArgs) -> Result<(), CliError> {
         "yosys synth: {} cells, {} flip-flops (memories kept as RAM), {} latches, no combinational loop",
         r.cells, r.flip_flops, r.latches
     );
+    let core = VerilogSet {
+        files: vec![files.verilog.clone()],
+        top: CORE_MODULE.to_string(),
+        ..Default::default()
+    };
+    let t = yosys_timing(&core, &args.out.join("timing")).map_err(check_failed)?;
+    println!("{}", t.summary());
+    for line in t.path_lines() {
+        println!("  {line}");
+    }
+    // Reported, not enforced: today's core is over the limit (see README, "Timing").
+    println!("{}", t.verdict());
     Ok(())
 }

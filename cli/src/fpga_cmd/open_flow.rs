@@ -1,5 +1,6 @@
 //! `peach2 fpga open-flow`: the wrapper and the core through Verilator, Icarus, the
-//! adapters' testbench and Yosys, with a resource report.
+//! adapters' testbench and Yosys, with a resource report, a timing estimate of the core
+//! (LUT depth against what Stratix IV closes at 250 MHz) and its ALM-class resources.
 
 use super::{check_failed, io_failed};
 use crate::CliError;
@@ -8,6 +9,10 @@ use peach2_rtl::verilog::checks::{
 };
 use peach2_rtl::verilog::export::{write_core, CORE_MODULE};
 use peach2_rtl::verilog::resources::{yosys_resources, BlockResources, DesignResources};
+use peach2_rtl::verilog::timing::{
+    yosys_alm, yosys_timing, AlmReport, TimingReport, LEVEL_PS, LUT_PS, REGISTER_CLOCK_TO_OUT_PS,
+    REGISTER_SETUP_PS, ROUTING_PS,
+};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -174,7 +179,96 @@ fn open_flow_steps(out: &Path, report: &mut String) -> Result<(), CliError> {
     let res = yosys_resources(&synth, &[src.join(STUBS)], &out.join("synth"))
         .map_err(|e| check_failed("yosys synthesis", e))?;
     synthesis_report(report, &res, &out.join("synth"));
+
+    // The estimates are of the core: the wrapper around it is the adapters and hard IP.
+    let core_set = VerilogSet {
+        files: vec![core.verilog.clone()],
+        top: CORE_MODULE.to_string(),
+        ..Default::default()
+    };
+    note!(
+        report,
+        "\n== Timing estimate: {CORE_MODULE} in 6-input LUTs (Yosys abc -lut 6)"
+    );
+    println!("yosys: mapping {CORE_MODULE} to LUTs (takes a minute or two)");
+    let timing = yosys_timing(&core_set, &out.join("timing"))
+        .map_err(|e| check_failed("timing estimate", e))?;
+    timing_report(report, &timing, &out.join("timing"));
+
+    note!(
+        report,
+        "\n== ALM-class resources: {CORE_MODULE} through synth_intel_alm -family cyclonev"
+    );
+    println!("yosys: synth_intel_alm on {CORE_MODULE} (takes about four minutes)");
+    let alm =
+        yosys_alm(&core_set, &out.join("alm")).map_err(|e| check_failed("synth_intel_alm", e))?;
+    alm_report(report, &alm, &out.join("alm"));
     Ok(())
+}
+
+fn timing_report(report: &mut String, t: &TimingReport, dir: &Path) {
+    note!(report, "{}", t.summary());
+    note!(
+        report,
+        "mapped: {} LUTs, {} carry chains, {} flip-flops, {} memories (Yosys {:.0} s)",
+        t.luts,
+        t.carry_chains,
+        t.flip_flops,
+        t.memories,
+        t.yosys_seconds
+    );
+    note!(report, "worst paths, one per start and end signal:");
+    for line in t.path_lines() {
+        note!(report, "  {line}");
+    }
+    note!(report, "{}", t.verdict());
+    let _ = writeln!(
+        report,
+        "The limit: ({} ps - {REGISTER_CLOCK_TO_OUT_PS} ps clock-to-out - {REGISTER_SETUP_PS} ps setup) / \
+         {LEVEL_PS} ps a level\n({LUT_PS} ps LUT + {ROUTING_PS} ps routing), Quartus' Stratix IV \
+         delays as the Titan project recorded\nthem (rtl/src/verilog/timing.rs has the sources \
+         and assumptions). Paths start at registers, memories' registered read data and\n\
+         inputs, and end at register and memory inputs and outputs; an adder counts one\n\
+         level per 31 bits of carry chain.\n\
+         script, log, stat and netlist: {}",
+        peach2_rtl::verilog::timing::CLOCK_PERIOD_PS,
+        dir.display()
+    );
+}
+
+fn alm_report(report: &mut String, a: &AlmReport, dir: &Path) {
+    note!(report, "LUTs (MISTRAL_ALUT2-6, NOT): {}", a.luts);
+    note!(
+        report,
+        "arithmetic cells (MISTRAL_ALUT_ARITH): {}",
+        a.arithmetic
+    );
+    note!(report, "registers (MISTRAL_FF): {}", a.flip_flops);
+    note!(report, "M10K blocks: {}", a.m10k);
+    note!(report, "MLAB blocks: {}", a.mlab);
+    note!(report, "DSP blocks: {}", a.dsp);
+    note!(report, "(Yosys {:.0} s)", a.yosys_seconds);
+    let aluts = a.luts + a.arithmetic;
+    for (what, used, have) in [
+        ("ALUTs / EP4SGX530 ALUTs", aluts, Capacity::ALUTS),
+        (
+            "registers / EP4SGX530 registers",
+            a.flip_flops,
+            Capacity::REGISTERS,
+        ),
+    ] {
+        let ratio = 100.0 * used as f64 / have as f64;
+        note!(report, "{what:<32} {used:>8} of {have:>8} = {ratio:5.2}%");
+    }
+    let _ = writeln!(
+        report,
+        "Stratix IV is not a synth_intel_alm family; Cyclone V has the same ALM (a\n\
+         fracturable 6-input LUT with two adders), so LUTs, arithmetic cells and registers\n\
+         carry over. Its block RAM is the 10-Kbit M10K where Stratix IV has the 9-Kbit M9K\n\
+         and the M144K; MLABs are 640 bits in both.\n\
+         script, log and stat: {}",
+        dir.display()
+    );
 }
 
 /// A readable module name: Yosys' `$paramod\name\P=s32'0101` becomes `name (P=5)`.

@@ -4,7 +4,8 @@
 //! `always @(*)` per module into independent blocks, and `assign_once` has made each block
 //! assign a variable once per run, so event-driven simulators do not loop); `checks` runs Verilator's lint, Icarus
 //! elaboration and a Yosys synthesis over them; `widths` finds arithmetic that rust-hdl
-//! wraps and Verilog widens (the exported core must have none). The waivers the lint needs are in one
+//! wraps and Verilog widens (the exported core must have none); `timing` estimates the logic
+//! depth and the ALM resources on a Stratix IV. The waivers the lint needs are in one
 //! file, `rtl/lint/verilator.vlt`, each with its reason.
 
 pub mod assign_once;
@@ -13,4 +14,5 @@ pub mod export;
 pub mod mem_init;
 pub mod resources;
 pub mod split;
+pub mod timing;
 pub mod widths;

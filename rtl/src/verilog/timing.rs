@@ -1,0 +1,306 @@
+//! A timing and resource estimate for the FPGA, since Quartus cannot run here.
+//!
+//! [`yosys_timing`] flattens the design, keeps memories as memories and adders as
+//! carry chains, maps the rest to 6-input LUTs and measures the LUT depth of every
+//! register-to-register path (see `depth`). [`MAX_LUT_DEPTH`] is the depth a Stratix IV
+//! closes at 250 MHz. [`yosys_alm`] runs `synth_intel_alm` for an ALM-class resource
+//! count.
+//!
+//! # The depth limit
+//!
+//! The delays are Quartus II's for Stratix IV, as the Titan project recorded them in its
+//! VPR model of the device (`vtr_flow/arch/titan/stratixiv_arch.timing.xml` in
+//! github.com/verilog-to-routing/vtr-verilog-to-routing; Murray et al., "Titan: Enabling
+//! Large and Complex Benchmarks in Academic CAD", FPL 2013). A path of `n` LUT levels
+//! takes the register's clock-to-output, `n` times a LUT and the routing into it, and
+//! the setup of the next register:
+//!
+//! ```text
+//! tCO   =  42 ps (dffeas clock to Q) + 45 ps (register to ALM output)     =  87 ps
+//! tSU   =  66 ps (dffeas setup)
+//! level = 261 ps (LUT, mean of its inputs) + 25 ps (LUT to ALM output)
+//!       + 171 ps (routing into the LAB) + 181 ps (one length-4 wire)      = 638 ps
+//! depth = (4000 - 87 - 66) / 638 = 6.03, so 6 levels at 250 MHz
+//! ```
+//!
+//! Assumptions (not in the source): the file does not say which speed grade it was
+//! measured on; one length-4 wire per LUT-to-LUT hop is the typical route (Titan
+//! measured 116 ps for a row wire, 245 ps for a column wire, 289 ps for a long one);
+//! nothing is set aside for clock skew or jitter. The LUT's slowest input takes
+//! 402 ps, not 261.
+
+mod depth;
+
+use super::checks::{run, CheckError, VerilogSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// The core's clock period: 250 MHz.
+pub const CLOCK_PERIOD_PS: u32 = 4_000;
+/// A register's clock-to-output: `dffeas` T_clock_to_Q (42 ps) plus register to ALM
+/// output (45 ps), Titan's Stratix IV model.
+pub const REGISTER_CLOCK_TO_OUT_PS: u32 = 42 + 45;
+/// A register's setup time: `dffeas` T_setup, Titan's Stratix IV model.
+pub const REGISTER_SETUP_PS: u32 = 66;
+/// A 6-input LUT: the mean of its inputs' delays to `combout` (261 ps) plus LUT to
+/// ALM output (25 ps), Titan's Stratix IV model.
+pub const LUT_PS: u32 = 261 + 25;
+/// Routing into a LUT: LAB input multiplexer (171 ps) plus one length-4 wire with its
+/// driver (181 ps), Titan's Stratix IV model; one wire per hop is an assumption.
+pub const ROUTING_PS: u32 = 171 + 181;
+/// One level of logic: a LUT and the routing into it.
+pub const LEVEL_PS: u32 = LUT_PS + ROUTING_PS;
+/// The deepest register-to-register path, in LUT levels, that Stratix IV -2 closes at
+/// 250 MHz: (4000 - 87 - 66) / 638 = 6. The module documentation has the derivation.
+pub const MAX_LUT_DEPTH: u32 =
+    (CLOCK_PERIOD_PS - REGISTER_CLOCK_TO_OUT_PS - REGISTER_SETUP_PS) / LEVEL_PS;
+/// Carry-chain bits that take as long as one level: a LAB carries 20 bits at 11 ps a
+/// bit plus 55 ps mid-LAB and 124 ps out of the LAB (Titan), 399 ps; 638 ps carry 31
+/// bits. An adder or comparator of `n` bits counts `1 + (n - 1) / 31` levels.
+pub const CARRY_BITS_PER_LEVEL: u32 = LEVEL_PS * 20 / (20 * 11 + 55 + 124);
+/// How many of the worst distinct paths a report keeps.
+pub const WORST_PATHS: usize = 5;
+
+/// One register-to-register path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimingPath {
+    /// LUT levels (carry chains counted as in [`CARRY_BITS_PER_LEVEL`]).
+    pub depth: u32,
+    /// Where it starts: a register, a memory's read data or an input, by its Verilog
+    /// name.
+    pub start: String,
+    /// Where it ends: a register (with the pin, if not its data), a memory input or an
+    /// output.
+    pub end: String,
+}
+
+/// The LUT depth of a design's register-to-register paths after mapping to 6-input LUTs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimingReport {
+    /// Top module.
+    pub top: String,
+    /// The deepest path's depth.
+    pub worst_depth: u32,
+    /// The worst [`WORST_PATHS`] paths, one per pair of start and end signals (bit
+    /// indices aside), deepest first.
+    pub paths: Vec<TimingPath>,
+    /// 6-input LUTs after mapping.
+    pub luts: u64,
+    /// Adders and comparators kept as carry chains.
+    pub carry_chains: u64,
+    /// Flip-flops.
+    pub flip_flops: u64,
+    /// Memories kept as memories.
+    pub memories: u64,
+    /// How long Yosys took, in seconds.
+    pub yosys_seconds: f64,
+}
+
+impl TimingReport {
+    /// Whether the worst path fits [`MAX_LUT_DEPTH`].
+    pub fn within_limit(&self) -> bool {
+        self.worst_depth <= MAX_LUT_DEPTH
+    }
+
+    /// The one-line verdict: the worst depth, the limit and the worst path.
+    pub fn summary(&self) -> String {
+        let path = self
+            .paths
+            .first()
+            .map_or_else(String::new, |p| format!(": {} -> {}", p.start, p.end));
+        format!(
+            "timing estimate: worst LUT depth {} (limit {MAX_LUT_DEPTH} for Stratix IV -2 at 250 MHz){path}",
+            self.worst_depth
+        )
+    }
+
+    /// The worst paths, one line each.
+    pub fn path_lines(&self) -> Vec<String> {
+        self.paths
+            .iter()
+            .map(|p| format!("depth {:>2}: {} -> {}", p.depth, p.start, p.end))
+            .collect()
+    }
+
+    /// Whether the worst path fits the limit, in words.
+    pub fn verdict(&self) -> String {
+        if self.within_limit() {
+            format!(
+                "timing estimate: within the limit ({} <= {MAX_LUT_DEPTH} LUT levels)",
+                self.worst_depth
+            )
+        } else {
+            format!(
+                "timing estimate: OVER the limit: {} LUT levels, {} more than Stratix IV -2 closes at 250 MHz",
+                self.worst_depth,
+                self.worst_depth - MAX_LUT_DEPTH
+            )
+        }
+    }
+
+    /// Fails, with the worst paths, if the worst path is deeper than [`MAX_LUT_DEPTH`].
+    pub fn check_limit(&self) -> Result<(), CheckError> {
+        if self.within_limit() {
+            return Ok(());
+        }
+        Err(CheckError::Rejected {
+            tool: "timing estimate",
+            output: format!(
+                "{} exceeds the limit of {MAX_LUT_DEPTH} LUT levels\n{}",
+                self.summary(),
+                self.path_lines().join("\n")
+            ),
+        })
+    }
+}
+
+/// Yosys commands that read a [`VerilogSet`] and elaborate its top.
+fn read_commands(set: &VerilogSet) -> Result<String, CheckError> {
+    // Yosys runs in the work directory, so every path is made absolute.
+    let quote = |p: &PathBuf| -> Result<String, CheckError> {
+        Ok(format!("\"{}\"", std::path::absolute(p)?.display()))
+    };
+    let mut script = String::from("read_verilog -sv");
+    for dir in &set.include_dirs {
+        script.push_str(&format!(" -I {}", quote(dir)?));
+    }
+    for file in &set.files {
+        script.push_str(&format!(" {}", quote(file)?));
+    }
+    script.push('\n');
+    for (name, value) in &set.params {
+        script.push_str(&format!("chparam -set {name} {value} {}\n", set.top));
+    }
+    script.push_str(&format!("hierarchy -check -top {}\n", set.top));
+    if !set.params.is_empty() {
+        // chparam derives a new top ($paramod...); give it back its name.
+        script.push_str(&format!("rename -top {}\n", set.top));
+    }
+    Ok(script)
+}
+
+/// Runs `script` with Yosys in `work_dir` (log in `yosys.log` there); returns the
+/// seconds it took.
+fn run_yosys(script: &str, name: &str, work_dir: &Path) -> Result<f64, CheckError> {
+    std::fs::create_dir_all(work_dir)?;
+    std::fs::write(work_dir.join(name), script)?;
+    let started = Instant::now();
+    run(
+        "yosys",
+        Command::new("yosys")
+            .args(["-q", "-l", &format!("{name}.log"), "-s", name])
+            .current_dir(work_dir),
+    )?;
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// Maps a design to 6-input LUTs with Yosys and measures the LUT depth of its
+/// register-to-register paths. The script (`timing.ys`), its log, `stat` and netlist
+/// (`timing.json`) go to `work_dir`.
+///
+/// Generic `synth -run :fine` keeps memories as `$mem_v2` cells and adders and
+/// comparators as `$alu` cells (the carry chains of the ALMs); the rest is mapped to
+/// gates and then by `abc -lut 6` to LUTs, which needs nothing but Yosys' own ABC. The
+/// `abc9` route of `synth_intel_alm` maps to real ALM cells but takes twice as long
+/// ([`yosys_alm`] counts those).
+pub fn yosys_timing(set: &VerilogSet, work_dir: &Path) -> Result<TimingReport, CheckError> {
+    let script = format!(
+        "{read}synth -flatten -top {top} -run :fine\n\
+         opt -fast -full\n\
+         # Everything but the adders to gates; twice, for the cells the first pass makes.\n\
+         techmap t:$alu %n\ntechmap t:$alu %n\nopt -fast\n\
+         abc -lut 6\nopt_clean\n\
+         tee -q -o timing_stat.txt stat\n\
+         write_json timing.json\n",
+        read = read_commands(set)?,
+        top = set.top,
+    );
+    let seconds = run_yosys(&script, "timing.ys", work_dir)?;
+    let json = std::fs::read_to_string(work_dir.join("timing.json"))?;
+    let mut report = timing_of_netlist(&json, &set.top)?;
+    report.yosys_seconds = seconds;
+    Ok(report)
+}
+
+/// The timing report of module `top` in a LUT-mapped Yosys JSON netlist.
+pub fn timing_of_netlist(json: &str, top: &str) -> Result<TimingReport, CheckError> {
+    let (worst_depth, paths, counts) = depth::analyse(json, top, WORST_PATHS)?;
+    Ok(TimingReport {
+        top: top.to_string(),
+        worst_depth,
+        paths,
+        luts: counts.luts,
+        carry_chains: counts.carry_chains,
+        flip_flops: counts.flip_flops,
+        memories: counts.memories,
+        yosys_seconds: 0.0,
+    })
+}
+
+/// What `synth_intel_alm -family cyclonev` made of a design. Stratix IV is not one of
+/// its families; Cyclone V has the same ALM (a fracturable 6-input LUT, two adders, four
+/// registers per ALM in Cyclone V against two in Stratix IV), so LUTs, adders and
+/// flip-flops carry over; its block RAM is the M10K where Stratix IV has M9K and M144K.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AlmReport {
+    /// LUT cells (`MISTRAL_ALUT2`..`6`, `MISTRAL_NOT`).
+    pub luts: u64,
+    /// Arithmetic cells (`MISTRAL_ALUT_ARITH`): one adder bit with its LUTs each.
+    pub arithmetic: u64,
+    /// Flip-flops (`MISTRAL_FF`).
+    pub flip_flops: u64,
+    /// 10-Kbit block RAMs (`MISTRAL_M10K`).
+    pub m10k: u64,
+    /// 640-bit LUT RAMs (`MISTRAL_MLAB`).
+    pub mlab: u64,
+    /// DSP blocks (`MISTRAL_MUL*`).
+    pub dsp: u64,
+    /// The `stat` output, as printed.
+    pub stat: String,
+    /// How long Yosys took, in seconds.
+    pub yosys_seconds: f64,
+}
+
+/// Runs `synth_intel_alm -family cyclonev` (flattened, no I/O pads or clock buffers,
+/// which belong to the board wrapper) and counts its cells. The script
+/// (`alm.ys`), its log and `stat` go to `work_dir`. About four minutes for the core.
+pub fn yosys_alm(set: &VerilogSet, work_dir: &Path) -> Result<AlmReport, CheckError> {
+    let script = format!(
+        "{read}synth_intel_alm -family cyclonev -top {top} -noiopad -noclkbuf\n\
+         tee -q -o alm_stat.txt stat\n",
+        read = read_commands(set)?,
+        top = set.top,
+    );
+    let seconds = run_yosys(&script, "alm.ys", work_dir)?;
+    let mut report = parse_alm_stat(&std::fs::read_to_string(work_dir.join("alm_stat.txt"))?);
+    report.yosys_seconds = seconds;
+    Ok(report)
+}
+
+fn parse_alm_stat(stat: &str) -> AlmReport {
+    let mut r = AlmReport {
+        stat: stat.to_string(),
+        ..Default::default()
+    };
+    for line in stat.lines() {
+        let [cell, n] = line.split_whitespace().collect::<Vec<_>>()[..] else {
+            continue;
+        };
+        let Ok(n) = n.parse::<u64>() else { continue };
+        match cell {
+            "MISTRAL_ALUT_ARITH" => r.arithmetic += n,
+            "MISTRAL_NOT" => r.luts += n,
+            "MISTRAL_FF" => r.flip_flops += n,
+            "MISTRAL_M10K" => r.m10k += n,
+            "MISTRAL_MLAB" => r.mlab += n,
+            c if c.starts_with("MISTRAL_ALUT") => r.luts += n,
+            c if c.starts_with("MISTRAL_MUL") => r.dsp += n,
+            _ => {}
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests;
