@@ -120,6 +120,11 @@ pub mod tags {
     pub const fn desc(channels: u32, c: u32) -> u32 {
         data_tags(channels) + c
     }
+    /// Completions with a tag below this go to the DMA (the chip's internal port tells
+    /// them apart by tag bits 7:6); the DMA's tags must lie below it. Completions with
+    /// other tags go to the internal completer, which counts and drops them.
+    pub const DMA_RANGE_END: u32 = 64;
+
     /// Whether a controller of `channels` channels has a valid layout: a power of two
     /// from 2 to 16, so the channel number is a tag's bit field and every tag fits 8 bits.
     pub const fn layout_ok(channels: u32) -> bool {
@@ -129,7 +134,9 @@ pub mod tags {
             && desc(channels, channels - 1) <= 0xFF
     }
 }
-const _: () = assert!(tags::layout_ok(CHANNELS));
+// The chip's controller: a valid layout, every tag in the DMA's range.
+const _: () =
+    assert!(tags::layout_ok(CHANNELS) && tags::desc(CHANNELS, CHANNELS - 1) < tags::DMA_RANGE_END);
 
 /// `DMA_CHAIN_LIMIT` offset.
 pub const CHAIN_LIMIT: u32 = 0x1000;

@@ -9,4 +9,5 @@ pub mod address;
 pub mod config;
 pub mod csr;
 pub mod dma;
+pub mod host;
 pub mod notify;

@@ -34,14 +34,11 @@ use std::sync::Arc;
 /// Which model the chips run on.
 pub use crate::chip::Backend;
 
-/// Where firmware puts every chip's BAR0.
-pub const BAR0_BASE: u64 = 0xF7A0_0000;
-/// Where firmware puts every chip's BAR2 (1 TiB aligned).
-pub const BAR2_BASE: u64 = 0x3800_0000_0000;
+pub use peach2_regmap::host::{BAR0_BASE, BAR2_BASE};
 /// The chip's id in its host's hierarchy.
-pub const CHIP_BDF: Bdf = Bdf(0x0500);
+pub const CHIP_BDF: Bdf = Bdf(peach2_regmap::host::CHIP_BDF);
 /// The host root port's requester id.
-pub const HOST_RID: Bdf = Bdf(0x0008);
+pub const HOST_RID: Bdf = Bdf(peach2_regmap::host::HOST_RID);
 /// Requester id of the root port the GPUs sit behind.
 pub const GPU_PORT_RID: Bdf = Bdf(0x0010);
 /// 64-bit MMIO window of the GPUs' root port.

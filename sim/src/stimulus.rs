@@ -27,12 +27,9 @@ use peach2_regmap::notify;
 use peach2_rtl::harness::Lcg;
 use std::collections::VecDeque;
 
-/// Where the stimulus puts the N port's BAR0.
-pub const BAR0_BASE: u64 = 0xF7A0_0000;
-/// Where the stimulus puts the N port's BAR2.
-pub const BAR2_BASE: u64 = 0x3800_0000_0000;
-const HOST: Bdf = Bdf(0x0008);
-const CHIP: Bdf = Bdf(0x0500);
+pub use peach2_regmap::host::{BAR0_BASE, BAR2_BASE};
+const HOST: Bdf = Bdf(peach2_regmap::host::HOST_RID);
+const CHIP: Bdf = Bdf(peach2_regmap::host::CHIP_BDF);
 
 /// One port's side of the stimulus.
 struct PortStim {

@@ -50,9 +50,9 @@ fn chip_answers_config_read_on_n() {
     chip.set_link_up(Port::N, true);
     let rd = Tlp::cfg_read(
         CfgType::Type0,
-        Bdf(0x0008),
+        Bdf(peach2_regmap::host::HOST_RID),
         Tag(3),
-        Bdf(0x0500),
+        Bdf(peach2_regmap::host::CHIP_BDF),
         VENDOR_DEVICE / 4,
         0xf,
     )

@@ -1,18 +1,21 @@
 //! The crossbar's internal port shared by the internal completer and the DMA controller.
 //!
-//! Inbound: a completion (Cpl/CplD) whose tag is one of the DMA's (below
-//! `peach2_regmap::dma::tags::desc(CHANNELS, CHANNELS)`: data and descriptor-fetch tags)
-//! goes to the DMA; everything else (CSR requests, UR cases,
+//! Inbound: a completion (Cpl/CplD) whose tag is in the DMA's range (tag bits 7:6 = 0:
+//! `peach2_regmap::dma::tags::DMA_RANGE_END`) goes to the DMA; everything else (CSR
+//! requests, UR cases,
 //! completions for nobody) goes to the completer. The choice is made on the `sop` beat
 //! and held for the packet. Outbound: completions, DMA reads and DMA writes share the
 //! crossbar input, round robin between packets (a packet is never interleaved).
 
 use crate::stream::{TlpSink, TlpSource};
-use peach2_regmap::dma::{tags, CHANNELS};
+use peach2_regmap::dma::tags::DMA_RANGE_END;
 use rust_hdl::prelude::*;
 
+// The decode below: tag bits 7:6 clear.
+const _: () = assert!(DMA_RANGE_END == 64);
+
 /// The internal port multiplexer.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct InternalMux {
     /// Core clock.
     pub clock: Signal<In, Clock>,
@@ -42,35 +45,6 @@ pub struct InternalMux {
     pick: Signal<Local, Bits<2>>,
     src: Signal<Local, Bits<2>>,
     moved: Signal<Local, Bit>,
-    /// One past the DMA's last tag.
-    dma_tags_end: Constant<Bits<8>>,
-}
-
-impl Default for InternalMux {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            from_xbar: Default::default(),
-            to_completer: Default::default(),
-            to_dma: Default::default(),
-            from_completer: Default::default(),
-            from_dma_rd: Default::default(),
-            from_dma_wr: Default::default(),
-            to_xbar: Default::default(),
-            in_pkt: Default::default(),
-            in_dma: Default::default(),
-            locked: Default::default(),
-            cur: Default::default(),
-            last: Default::default(),
-            sel_dma: Default::default(),
-            req: Default::default(),
-            pick: Default::default(),
-            src: Default::default(),
-            moved: Default::default(),
-            dma_tags_end: Constant::new(u64::from(tags::desc(CHANNELS, CHANNELS)).into()),
-        }
-    }
 }
 
 impl Logic for InternalMux {
@@ -83,7 +57,7 @@ impl Logic for InternalMux {
             self.sel_dma.next = (self.from_xbar.data.val().get_bits::<5>(24) == 0x0A)
                 && !self.from_xbar.data.val().get_bit(29)
                 && !self.from_xbar.data.val().get_bit(31)
-                && (self.from_xbar.data.val().get_bits::<8>(72) < self.dma_tags_end.val());
+                && (self.from_xbar.data.val().get_bits::<2>(78) == 0);
         }
         self.to_completer.data.next = self.from_xbar.data.val();
         self.to_completer.sop.next = self.from_xbar.sop.val();

@@ -23,14 +23,11 @@ use peach2_rtl::chip::Peach2Core;
 use peach2_rtl::harness::Stepper;
 use peach2_rtl::rust_hdl::prelude::*;
 
-/// Where the hosts' firmware puts BAR0 (32-bit window).
-pub const BAR0_BASE: u64 = 0xF7A0_0000;
-/// Where the hosts' firmware puts BAR2 (64-bit window, 1 TiB aligned).
-pub const BAR2_BASE: u64 = 0x3800_0000_0000;
+pub use peach2_regmap::host::{BAR0_BASE, BAR2_BASE};
 /// Bus/device/function of every chip's N port in its host's hierarchy.
-pub const CHIP_BDF: Bdf = Bdf(0x0500);
-/// Requester id of every host's root port (bus 0, device 1, function 0).
-pub const HOST_RID: Bdf = Bdf(0x0008);
+pub const CHIP_BDF: Bdf = Bdf(peach2_regmap::host::CHIP_BDF);
+/// Requester id of every host's root port.
+pub const HOST_RID: Bdf = Bdf(peach2_regmap::host::HOST_RID);
 /// Cycles an MMIO read may take before the test fails.
 const MMIO_LIMIT: u64 = 400;
 /// Idle cycles after which the fabric counts as quiet.

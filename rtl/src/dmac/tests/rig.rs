@@ -9,11 +9,11 @@ use peach2_regmap::dma::{self, ChannelState, Descriptor, ErrorCause};
 use std::collections::VecDeque;
 
 /// Where the host put BAR0.
-pub const BAR0: u64 = 0xF7A0_0000;
+pub const BAR0: u64 = peach2_regmap::host::BAR0_BASE;
 /// Host memory the tests use.
 pub const HOST_BASE: u64 = 0x1_0000_0000;
-const HOST_RID: Bdf = Bdf(0x0008);
-const CHIP: Bdf = Bdf(0x0500);
+const HOST_RID: Bdf = Bdf(peach2_regmap::host::HOST_RID);
+const CHIP: Bdf = Bdf(peach2_regmap::host::CHIP_BDF);
 
 /// One TLP seen on N TX.
 #[derive(Clone, Copy, Debug)]
