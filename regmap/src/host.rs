@@ -13,4 +13,5 @@ pub const CHIP_BDF: u16 = 0x0500;
 /// The host root port's requester id: bus 0, device 1, function 0.
 pub const HOST_RID: u16 = 0x0008;
 
-const _: () = assert!(BAR0_BASE % crate::csr::BAR0_SIZE == 0 && BAR2_BASE % (1 << 40) == 0);
+const _: () =
+    assert!(BAR0_BASE.is_multiple_of(crate::csr::BAR0_SIZE) && BAR2_BASE.is_multiple_of(1 << 40));
