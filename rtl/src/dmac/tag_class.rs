@@ -17,24 +17,33 @@ pub struct TagClass<const C: usize, const CB: usize> {
     pub chan: Signal<Out, Bits<CB>>,
     /// A data tag's index k in its channel's eight.
     pub index: Signal<Out, Bits<3>>,
-    /// The first descriptor-fetch tag, `8C`.
-    data_tags: Constant<Bits<8>>,
-    /// One past the last descriptor-fetch tag, `9C`.
-    desc_tags_end: Constant<Bits<8>>,
+    /// Data tags are the ones whose bits above `8C` (a power of two) are clear: shifted
+    /// right by this, 0. (A shift by a constant is wiring; a magnitude comparison would
+    /// be a carry chain on the DMA's deepest paths.)
+    data_shift: Constant<Bits<8>>,
+    /// Descriptor-fetch tags shifted right by the channel bits: this.
+    desc_shift: Constant<Bits<8>>,
+    /// What a descriptor-fetch tag shifted right by `desc_shift` is: `8C >> CB` = 8.
+    desc_code: Constant<Bits<8>>,
 }
 
 impl<const C: usize, const CB: usize> TagClass<C, CB> {
     /// The classifier; panics on a channel count without a tag layout.
     pub fn new() -> Self {
         let ring = RingLayout::new(C, CB);
+        // 8C is a power of two above the channel bits, so the classes are bit fields.
+        assert!(
+            ring.data_tags.is_power_of_two() && ring.desc_tags_end == ring.data_tags + C as u32
+        );
         Self {
             tag: Default::default(),
             is_data: Default::default(),
             is_desc: Default::default(),
             chan: Default::default(),
             index: Default::default(),
-            data_tags: Constant::new(u64::from(ring.data_tags).into()),
-            desc_tags_end: Constant::new(u64::from(ring.desc_tags_end).into()),
+            data_shift: Constant::new(u64::from(ring.data_tags.trailing_zeros()).into()),
+            desc_shift: Constant::new((CB as u64).into()),
+            desc_code: Constant::new(u64::from(ring.data_tags >> CB).into()),
         }
     }
 }
@@ -48,9 +57,8 @@ impl<const C: usize, const CB: usize> Default for TagClass<C, CB> {
 impl<const C: usize, const CB: usize> Logic for TagClass<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        self.is_data.next = self.tag.val() < self.data_tags.val();
-        self.is_desc.next =
-            (self.tag.val() >= self.data_tags.val()) && (self.tag.val() < self.desc_tags_end.val());
+        self.is_data.next = (self.tag.val() >> self.data_shift.val()) == 0;
+        self.is_desc.next = (self.tag.val() >> self.desc_shift.val()) == self.desc_code.val();
         // 8C is a power of two above the channel bits: a descriptor tag's low bits are c.
         self.chan.next = self.tag.val().get_bits::<CB>(0);
         if self.is_data.val() {
