@@ -32,6 +32,7 @@
 //! Roles: N and E are endpoints, W is a root complex, S follows `s_role_rc`.
 
 use crate::csr::bus::{CsrBus, CsrSplit};
+use crate::csr::counters::PORT_COUNTERS;
 use crate::csr::dma_regs::DmaRegs;
 use crate::csr::regs::{CsrRegs, TARGETS};
 use crate::dmac::{ChipDmac, CHANNELS};
@@ -39,7 +40,7 @@ use crate::internal::completer::InternalCompleter;
 use crate::internal::mux::InternalMux;
 use crate::internal::notify_store::NotifyStore;
 use crate::port::egress_translate::EgressTranslate;
-use crate::port::path::{PortPath, PORT_COUNTERS};
+use crate::port::path::PortPath;
 use crate::stream::{TlpSink, TlpSource};
 use crate::xbar::Crossbar;
 use peach2_regmap::config::{CONFIG_TIMEOUT_CYCLES, EP_CONFIG_TIMEOUT_CYCLES};

@@ -15,6 +15,12 @@ use rust_hdl::prelude::*;
 pub const ADDR_BITS: usize = 14;
 const _: () = assert!(peach2_regmap::csr::BAR0_SIZE == 4 << ADDR_BITS);
 
+/// A register's DW index (byte offset / 4) as a decode constant of `N` bits: the whole
+/// BAR0 index (`ADDR_BITS`) or the part a decoder compares.
+pub fn dw_index<const N: usize>(byte_offset: u32) -> Constant<Bits<N>> {
+    Constant::new(u64::from(byte_offset / 4).into())
+}
+
 /// The completer's side.
 #[derive(LogicInterface, Default)]
 #[join = "CsrTarget"]

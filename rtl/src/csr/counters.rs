@@ -3,6 +3,9 @@
 
 use rust_hdl::prelude::*;
 
+/// Counters per port, in register order `TLPS_IN` .. `UR_SENT`.
+pub const PORT_COUNTERS: usize = 7;
+
 /// Traffic counters of one port.
 #[derive(LogicBlock, Default)]
 pub struct PortCounters {

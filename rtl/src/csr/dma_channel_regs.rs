@@ -4,7 +4,7 @@
 //! channel's status. One instance per channel; the parent ties off `block`, the channel's
 //! aligned block of BAR0. Offsets, fields and reset values are the regmap's constants.
 
-use super::bus::{CsrTarget, ADDR_BITS};
+use super::bus::{dw_index as reg, CsrTarget, ADDR_BITS};
 use peach2_regmap::dma::{
     CHANNEL_STRIDE, CH_CONTROL, CH_COUNT, CH_CURRENT_HI, CH_CURRENT_LO, CH_DESC_HI, CH_DESC_LO,
     CH_NOTIFY_RX_HI, CH_NOTIFY_RX_LO, CH_NOTIFY_SELF_HI, CH_NOTIFY_SELF_LO, CH_NOTIFY_VALUE,
@@ -18,11 +18,6 @@ pub const REG_BITS: usize = (CHANNEL_STRIDE / 4).trailing_zeros() as usize;
 pub const BLOCK_BITS: usize = ADDR_BITS - REG_BITS;
 // `get_bits` takes the block's position as a literal 4 below; the start bit is bit 0.
 const _: () = assert!(CHANNEL_STRIDE.is_power_of_two() && REG_BITS == 4 && CONTROL_START == 1);
-
-/// A register's DW index inside its channel's block.
-fn reg(offset: u32) -> Constant<Bits<REG_BITS>> {
-    Constant::new(u64::from(offset / 4).into())
-}
 
 /// One channel's registers.
 #[derive(LogicBlock)]

@@ -3,7 +3,7 @@
 //! over them. Reads of offsets outside the DMA map return 0 (the chip ORs this block's
 //! read data with the other targets'). Offsets and reset values are the regmap's.
 
-use super::bus::{CsrTarget, ADDR_BITS};
+use super::bus::{dw_index as at, CsrTarget, ADDR_BITS};
 use super::dma_channel_regs::{DmaChannelRegs, BLOCK_BITS};
 use crate::dmac::CHANNELS;
 use peach2_regmap::dma::{
@@ -11,11 +11,6 @@ use peach2_regmap::dma::{
     MSI_ADDR_HI, MSI_ADDR_LO, MSI_DATA,
 };
 use rust_hdl::prelude::*;
-
-/// A register's DW index in BAR0.
-fn at(offset: u32) -> Constant<Bits<ADDR_BITS>> {
-    Constant::new(u64::from(offset / 4).into())
-}
 
 /// The DMA register file.
 #[derive(LogicBlock)]

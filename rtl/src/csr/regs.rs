@@ -3,7 +3,8 @@
 //! `peach2_regmap::csr` (a DW index: byte offset / 4); the tests check the block against
 //! that map.
 
-use super::bus::{CsrTarget, ADDR_BITS};
+use super::bus::{dw_index as at, CsrTarget, ADDR_BITS};
+use super::counters::PORT_COUNTERS;
 use peach2_regmap::csr::{
     port_reg, route, target_ctrl, target_hi, target_lo, Port, CPL_UNEXPECTED, ID, NODE_ID,
     PORT_BYTES_IN, PORT_CONFIG, PORT_STATUS, PORT_UR_SENT, ROUTE_VALID, SCRATCH, TARGET_ENABLE,
@@ -18,15 +19,8 @@ const _: () = assert!(PORT_BYTES_IN == PORT_STATUS + 8 && PORT_UR_SENT == PORT_S
 
 /// Routing table entries (`ROUTE[0..15]`).
 const NODES: usize = 16;
-/// Counters per port, `TLPS_IN` .. `UR_SENT`.
-const PORT_COUNTERS: usize = 7;
 /// Counters of all four ports.
 const COUNTERS: usize = 4 * PORT_COUNTERS;
-
-/// A register's DW index in BAR0.
-fn at(offset: u32) -> Constant<Bits<ADDR_BITS>> {
-    Constant::new(u64::from(offset / 4).into())
-}
 
 /// Number of translated targets (host, GPU 0..3).
 pub const TARGETS: usize = 5;

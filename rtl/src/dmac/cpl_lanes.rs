@@ -5,10 +5,10 @@
 //!
 //! Lane l of a beat is DW `bidx + l` of the packet, header DWs included; payload DW i
 //! (`bidx + l - 3`) goes to ring position `base + i`, bank `position mod 4`, row
-//! [`RingLayout`] of the channel. The four lanes land in four different banks whatever
+//! of the channel (`ring_rows`). The four lanes land in four different banks whatever
 //! the rotation.
 
-use super::RingLayout;
+use super::ring_rows::RingRows;
 use rust_hdl::prelude::*;
 
 /// Where a completion beat's lanes go, for `C` channels (`CB` bits of channel number).
@@ -46,22 +46,17 @@ pub struct CplLanes<const C: usize, const CB: usize> {
     q: [Signal<Local, Bits<16>>; 4],
     /// Per lane: its DW index in the packet.
     t: [Signal<Local, Bits<11>>; 4],
-    /// Per lane: its row in the bank (channel's rows, ring line).
-    row: [Signal<Local, Bits<10>>; 4],
+    /// Per lane: its row in the bank.
+    rows: RingRows<C, CB>,
     /// Per lane: it carries a payload DW to write.
     v: Signal<Local, Bits<4>>,
     /// Lane index one past the payload (header DWs included).
     plen_end: Signal<Local, Bits<11>>,
-    /// The channel's place in a bank row: shifted by this.
-    row_shift: Constant<Bits<10>>,
-    /// The ring line's place in a bank row: masked by this.
-    row_mask: Constant<Bits<10>>,
 }
 
 impl<const C: usize, const CB: usize> CplLanes<C, CB> {
     /// The stage; panics on a channel count without a ring layout.
     pub fn new() -> Self {
-        let ring = RingLayout::new(C, CB);
         Self {
             take: Default::default(),
             ok: Default::default(),
@@ -79,11 +74,9 @@ impl<const C: usize, const CB: usize> CplLanes<C, CB> {
             bq: Default::default(),
             q: Default::default(),
             t: Default::default(),
-            row: Default::default(),
+            rows: RingRows::new(),
             v: Default::default(),
             plen_end: Default::default(),
-            row_shift: Constant::new(ring.row_shift.into()),
-            row_mask: Constant::new(ring.row_mask.into()),
         }
     }
 }
@@ -107,14 +100,10 @@ impl<const C: usize, const CB: usize> Logic for CplLanes<C, CB> {
         self.t[1].next = self.bidx.val() + 1;
         self.t[2].next = self.bidx.val() + 2;
         self.t[3].next = self.bidx.val() + 3;
-        self.row[0].next = (bit_cast::<10, CB>(self.chan.val()) << self.row_shift.val())
-            | (self.q[0].val().get_bits::<10>(2) & self.row_mask.val());
-        self.row[1].next = (bit_cast::<10, CB>(self.chan.val()) << self.row_shift.val())
-            | (self.q[1].val().get_bits::<10>(2) & self.row_mask.val());
-        self.row[2].next = (bit_cast::<10, CB>(self.chan.val()) << self.row_shift.val())
-            | (self.q[2].val().get_bits::<10>(2) & self.row_mask.val());
-        self.row[3].next = (bit_cast::<10, CB>(self.chan.val()) << self.row_shift.val())
-            | (self.q[3].val().get_bits::<10>(2) & self.row_mask.val());
+        self.rows.chan.next = self.chan.val();
+        for l in 0..4 {
+            self.rows.pos[l].next = self.q[l].val();
+        }
         self.plen_end.next = self.plen.val() + 3;
         self.v.next = 0.into();
         for l in 0..4 {
@@ -135,11 +124,11 @@ impl<const C: usize, const CB: usize> Logic for CplLanes<C, CB> {
             | (bit_cast::<12, 3>(self.q[2].val().get_bits::<3>(0)) << 6)
             | (bit_cast::<12, 3>(self.q[3].val().get_bits::<3>(0)) << 9);
         for b in 0..4 {
-            self.bank_addr[b].next = self.row[b].val();
+            self.bank_addr[b].next = self.rows.row[b].val();
             self.bank_data[b].next = self.data.val().get_bits::<32>(32 * b);
             for l in 0..4 {
                 if self.v.val().get_bit(l) && (self.q[l].val().get_bits::<2>(0).index() == b) {
-                    self.bank_addr[b].next = self.row[l].val();
+                    self.bank_addr[b].next = self.rows.row[l].val();
                     self.bank_data[b].next = self.data.val().get_bits::<32>(32 * l);
                 }
             }
@@ -161,6 +150,7 @@ impl<const C: usize, const CB: usize> Logic for CplLanes<C, CB> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dmac::RingLayout;
     use crate::harness::{bits128, Lcg};
 
     /// Random completions' beats against the placement rule written plainly.

@@ -31,6 +31,10 @@ fn dmac_datapath_blocks_lint_clean() {
         &mut super::tag_class::TagClass::<C, CB>::new(),
         "dma_tag_class",
     );
+    lint(
+        &mut super::ring_rows::RingRows::<C, CB>::new(),
+        "dma_ring_rows",
+    );
     lint(&mut super::cursor::Cursor::default(), "dma_cursor");
     lint(&mut super::desc_regs::DescRegs::default(), "dma_desc_regs");
     lint(

@@ -20,7 +20,8 @@
 //! - `cpl_reassembly`: completions (split, out of order across tags) into the reorder
 //!   buffer, in-order retirement per channel, host descriptor delivery; `tag_table` is
 //!   its per-tag array (start, end, DWs to come), `tag_class` tells its tags apart,
-//!   `cpl_lanes` puts a beat's lanes into the banks.
+//!   `cpl_lanes` puts a beat's lanes into the banks, at the rows `ring_rows` gives
+//!   (the write generator reads by the same rule).
 //! - `write_gen`: round-robin MWr issue from the reorder buffer, plus one-DW notifications.
 //! - `dest_route`: the crossbar destination of a write address.
 //!
@@ -35,6 +36,7 @@ pub mod desc_ram;
 pub mod desc_regs;
 pub mod dest_route;
 pub mod read_req;
+pub mod ring_rows;
 pub mod round_robin;
 pub mod tag_class;
 pub mod tag_table;
@@ -87,8 +89,6 @@ pub struct RingLayout {
     pub row_mask: u64,
     /// Data tags, `8C`: descriptor-fetch tags follow them.
     pub data_tags: u32,
-    /// One past the last descriptor-fetch tag, `9C`.
-    pub desc_tags_end: u32,
 }
 
 impl RingLayout {
@@ -105,7 +105,6 @@ impl RingLayout {
             row_shift: u64::from(rows.trailing_zeros()),
             row_mask: rows - 1,
             data_tags: tags::data_tags(c as u32),
-            desc_tags_end: tags::desc(c as u32, c as u32),
         }
     }
 }

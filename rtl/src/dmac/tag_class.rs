@@ -31,10 +31,8 @@ impl<const C: usize, const CB: usize> TagClass<C, CB> {
     /// The classifier; panics on a channel count without a tag layout.
     pub fn new() -> Self {
         let ring = RingLayout::new(C, CB);
-        // 8C is a power of two above the channel bits, so the classes are bit fields.
-        assert!(
-            ring.data_tags.is_power_of_two() && ring.desc_tags_end == ring.data_tags + C as u32
-        );
+        // 8C is a power of two above the channel bits (`tags::layout_ok`), so the classes
+        // are bit fields.
         Self {
             tag: Default::default(),
             is_data: Default::default(),

@@ -10,8 +10,8 @@
 //! has room for what is in flight, and picks the next TLP in the cycle it issues the last
 //! beat of the current one, so back-to-back TLPs leave one beat per cycle.
 
+use super::ring_rows::RingRows;
 use super::round_robin::RoundRobin;
-use super::RingLayout;
 use crate::stream::fifo::TlpFifo;
 use crate::stream::TlpSource;
 use rust_hdl::prelude::*;
@@ -88,21 +88,17 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     qb: Signal<Local, Bits<16>>,
     q: [Signal<Local, Bits<16>>; 4],
     t: [Signal<Local, Bits<9>>; 4],
-    row: [Signal<Local, Bits<10>>; 4],
+    /// Per lane: its bank row.
+    rows: RingRows<C, CB>,
     ring: Signal<Local, Bits<4>>,
     lane: [Signal<Local, Bits<32>>; 4],
     swapped: Signal<Local, Bits<32>>,
-    /// The channel's place in a bank row: shifted by this ([`RingLayout`]).
-    row_shift: Constant<Bits<10>>,
-    /// The ring line's place in a bank row: masked by this.
-    row_mask: Constant<Bits<10>>,
 }
 
 impl<const C: usize, const CB: usize> WriteGen<C, CB> {
     /// A write generator with an empty output FIFO; panics on a channel count without a
     /// ring layout.
     pub fn new() -> Self {
-        let ring = RingLayout::new(C, CB);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -157,12 +153,10 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             qb: Default::default(),
             q: Default::default(),
             t: Default::default(),
-            row: Default::default(),
+            rows: RingRows::new(),
             ring: Default::default(),
             lane: Default::default(),
             swapped: Default::default(),
-            row_shift: Constant::new(ring.row_shift.into()),
-            row_mask: Constant::new(ring.row_mask.into()),
         }
     }
 }
@@ -231,14 +225,10 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.t[1].next = self.a_tidx.q.val() + 1;
         self.t[2].next = self.a_tidx.q.val() + 2;
         self.t[3].next = self.a_tidx.q.val() + 3;
-        self.row[0].next = (bit_cast::<10, CB>(self.a_chan.q.val()) << self.row_shift.val())
-            | (self.q[0].val().get_bits::<10>(2) & self.row_mask.val());
-        self.row[1].next = (bit_cast::<10, CB>(self.a_chan.q.val()) << self.row_shift.val())
-            | (self.q[1].val().get_bits::<10>(2) & self.row_mask.val());
-        self.row[2].next = (bit_cast::<10, CB>(self.a_chan.q.val()) << self.row_shift.val())
-            | (self.q[2].val().get_bits::<10>(2) & self.row_mask.val());
-        self.row[3].next = (bit_cast::<10, CB>(self.a_chan.q.val()) << self.row_shift.val())
-            | (self.q[3].val().get_bits::<10>(2) & self.row_mask.val());
+        self.rows.chan.next = self.a_chan.q.val();
+        for l in 0..4 {
+            self.rows.pos[l].next = self.q[l].val();
+        }
         // Register byte k is wire byte k: the value goes into the lane byte-swapped.
         self.swapped.next = (bit_cast::<32, 8>(self.a_value.q.val().get_bits::<8>(0)) << 24)
             | (bit_cast::<32, 8>(self.a_value.q.val().get_bits::<8>(8)) << 16)
@@ -246,7 +236,7 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
             | bit_cast::<32, 8>(self.a_value.q.val().get_bits::<8>(24));
         self.ring.next = 0.into();
         for l in 0..4 {
-            self.bank_raddr[l].next = self.row[l].val();
+            self.bank_raddr[l].next = self.rows.row[l].val();
         }
         for l in 0..4 {
             if self.issue.val() {
@@ -269,7 +259,7 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         for b in 0..4 {
             for l in 0..4 {
                 if self.ring.val().get_bit(l) && (self.q[l].val().get_bits::<2>(0).index() == b) {
-                    self.bank_raddr[b].next = self.row[l].val();
+                    self.bank_raddr[b].next = self.rows.row[l].val();
                 }
             }
         }

@@ -50,9 +50,6 @@ const _: () = assert!(
         && port_config::DEVICE_ID_SHIFT == 16
 );
 
-/// Counters per port, in register order `TLPS_IN` .. `UR_SENT`.
-pub const PORT_COUNTERS: usize = 7;
-
 /// One port's path.
 #[derive(LogicBlock)]
 pub struct PortPath {

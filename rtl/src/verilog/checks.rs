@@ -200,6 +200,62 @@ pub struct VerilogSet {
     pub params: Vec<(String, String)>,
 }
 
+/// Yosys commands that read a [`VerilogSet`] (and `black_boxes` as `-lib` modules) and
+/// elaborate its top with the set's parameters.
+pub(super) fn yosys_read_commands(
+    set: &VerilogSet,
+    black_boxes: &[PathBuf],
+) -> Result<String, CheckError> {
+    // Yosys runs in a work directory, so every path is made absolute.
+    let quote = |p: &PathBuf| -> Result<String, CheckError> {
+        Ok(format!(" \"{}\"", std::path::absolute(p)?.display()))
+    };
+    let mut script = String::from("read_verilog -sv");
+    for dir in &set.include_dirs {
+        script.push_str(&format!(" -I{}", quote(dir)?));
+    }
+    for file in &set.files {
+        script.push_str(&quote(file)?);
+    }
+    script.push('\n');
+    if !black_boxes.is_empty() {
+        script.push_str("read_verilog -lib");
+        for file in black_boxes {
+            script.push_str(&quote(file)?);
+        }
+        script.push('\n');
+    }
+    for (name, value) in &set.params {
+        script.push_str(&format!("chparam -set {name} {value} {}\n", set.top));
+    }
+    script.push_str(&format!("hierarchy -check -top {}\n", set.top));
+    if !set.params.is_empty() {
+        // chparam derives a new top ($paramod...); give it back its name.
+        script.push_str(&format!("rename -top {}\n", set.top));
+    }
+    Ok(script)
+}
+
+/// Runs a Yosys `script` saved as `name` in `work_dir` (its log beside it, `name.log`);
+/// returns the seconds it took. Outputs the script names with `tee -o` are relative to
+/// `work_dir`.
+pub(super) fn run_yosys_script(
+    script: &str,
+    name: &str,
+    work_dir: &Path,
+) -> Result<f64, CheckError> {
+    std::fs::create_dir_all(work_dir)?;
+    std::fs::write(work_dir.join(name), script)?;
+    let started = std::time::Instant::now();
+    run(
+        "yosys",
+        Command::new("yosys")
+            .args(["-q", "-l", &format!("{name}.log"), "-s", name])
+            .current_dir(work_dir),
+    )?;
+    Ok(started.elapsed().as_secs_f64())
+}
+
 /// `verilator --lint-only -Wall` over a [`VerilogSet`] with the given waiver files.
 pub fn verilator_lint_set(set: &VerilogSet, waivers: &[PathBuf]) -> Result<String, CheckError> {
     let mut cmd = Command::new("verilator");

@@ -2,10 +2,9 @@
 //! bits counted before memories are mapped, and a flattened total with the latch and
 //! combinational-loop checks. The FPGA open flow's report is built from these.
 
-use super::checks::{run, CheckError, VerilogSet};
+use super::checks::{run_yosys_script, yosys_read_commands, CheckError, VerilogSet};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Cells of one module (its own, not its submodules') after generic synthesis.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -108,41 +107,9 @@ pub fn yosys_resources(
     black_boxes: &[PathBuf],
     work_dir: &Path,
 ) -> Result<DesignResources, CheckError> {
-    std::fs::create_dir_all(work_dir)?;
-    // Yosys runs in work_dir, so every path it reads is made absolute.
-    let quote = |p: &PathBuf| -> Result<String, CheckError> {
-        Ok(format!("\"{}\"", std::path::absolute(p)?.display()))
-    };
-    let quoted = |paths: &[PathBuf]| -> Result<String, CheckError> {
-        Ok(paths
-            .iter()
-            .map(quote)
-            .collect::<Result<Vec<_>, _>>()?
-            .join(" "))
-    };
-    let includes: String = set
-        .include_dirs
-        .iter()
-        .map(|d| Ok(format!(" -I {}", quote(d)?)))
-        .collect::<Result<_, CheckError>>()?;
-    let params: String = set
-        .params
-        .iter()
-        .map(|(n, v)| format!("chparam -set {n} {v} {}\n", set.top))
-        .collect();
-    // chparam derives a new top ($paramod...); give it back its name.
-    let rename = if set.params.is_empty() {
-        String::new()
-    } else {
-        format!("rename -top {}\n", set.top)
-    };
     // `tee -o` takes its file name unquoted: the outputs are relative to work_dir.
     let script = format!(
-        "read_verilog -sv{includes} {files}\n\
-         read_verilog -lib {bb}\n\
-         {params}\
-         hierarchy -check -top {top}\n\
-         {rename}\
+        "{read}\
          proc\n\
          tee -q -o stat_rtl.txt stat\n\
          synth -top {top} -run :fine\n\
@@ -151,17 +118,10 @@ pub fn yosys_resources(
          flatten\nopt_clean\n\
          tee -q -o stat_flat.txt stat\n\
          check -assert\n",
-        files = quoted(&set.files)?,
-        bb = quoted(black_boxes)?,
+        read = yosys_read_commands(set, black_boxes)?,
         top = set.top,
     );
-    std::fs::write(work_dir.join("synth.ys"), script)?;
-    run(
-        "yosys",
-        Command::new("yosys")
-            .args(["-q", "-l", "yosys.log", "-s", "synth.ys"])
-            .current_dir(work_dir),
-    )?;
+    run_yosys_script(&script, "synth.ys", work_dir)?;
     let read = |name: &str| std::fs::read_to_string(work_dir.join(name));
     let resources = parse_resources(
         &set.top,

@@ -31,10 +31,8 @@
 
 mod depth;
 
-use super::checks::{run, CheckError, VerilogSet};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
+use super::checks::{run_yosys_script, yosys_read_commands, CheckError, VerilogSet};
+use std::path::Path;
 
 /// The core's clock period: 250 MHz.
 pub const CLOCK_PERIOD_PS: u32 = 4_000;
@@ -155,46 +153,6 @@ impl TimingReport {
     }
 }
 
-/// Yosys commands that read a [`VerilogSet`] and elaborate its top.
-fn read_commands(set: &VerilogSet) -> Result<String, CheckError> {
-    // Yosys runs in the work directory, so every path is made absolute.
-    let quote = |p: &PathBuf| -> Result<String, CheckError> {
-        Ok(format!("\"{}\"", std::path::absolute(p)?.display()))
-    };
-    let mut script = String::from("read_verilog -sv");
-    for dir in &set.include_dirs {
-        script.push_str(&format!(" -I {}", quote(dir)?));
-    }
-    for file in &set.files {
-        script.push_str(&format!(" {}", quote(file)?));
-    }
-    script.push('\n');
-    for (name, value) in &set.params {
-        script.push_str(&format!("chparam -set {name} {value} {}\n", set.top));
-    }
-    script.push_str(&format!("hierarchy -check -top {}\n", set.top));
-    if !set.params.is_empty() {
-        // chparam derives a new top ($paramod...); give it back its name.
-        script.push_str(&format!("rename -top {}\n", set.top));
-    }
-    Ok(script)
-}
-
-/// Runs `script` with Yosys in `work_dir` (log in `yosys.log` there); returns the
-/// seconds it took.
-fn run_yosys(script: &str, name: &str, work_dir: &Path) -> Result<f64, CheckError> {
-    std::fs::create_dir_all(work_dir)?;
-    std::fs::write(work_dir.join(name), script)?;
-    let started = Instant::now();
-    run(
-        "yosys",
-        Command::new("yosys")
-            .args(["-q", "-l", &format!("{name}.log"), "-s", name])
-            .current_dir(work_dir),
-    )?;
-    Ok(started.elapsed().as_secs_f64())
-}
-
 /// Maps a design to 6-input LUTs with Yosys and measures the LUT depth of its
 /// register-to-register paths. The script (`timing.ys`), its log, `stat` and netlist
 /// (`timing.json`) go to `work_dir`.
@@ -213,10 +171,10 @@ pub fn yosys_timing(set: &VerilogSet, work_dir: &Path) -> Result<TimingReport, C
          abc -lut 6\nopt_clean\n\
          tee -q -o timing_stat.txt stat\n\
          write_json timing.json\n",
-        read = read_commands(set)?,
+        read = yosys_read_commands(set, &[])?,
         top = set.top,
     );
-    let seconds = run_yosys(&script, "timing.ys", work_dir)?;
+    let seconds = run_yosys_script(&script, "timing.ys", work_dir)?;
     let json = std::fs::read_to_string(work_dir.join("timing.json"))?;
     let mut report = timing_of_netlist(&json, &set.top)?;
     report.yosys_seconds = seconds;
@@ -269,10 +227,10 @@ pub fn yosys_alm(set: &VerilogSet, work_dir: &Path) -> Result<AlmReport, CheckEr
     let script = format!(
         "{read}synth_intel_alm -family cyclonev -top {top} -noiopad -noclkbuf\n\
          tee -q -o alm_stat.txt stat\n",
-        read = read_commands(set)?,
+        read = yosys_read_commands(set, &[])?,
         top = set.top,
     );
-    let seconds = run_yosys(&script, "alm.ys", work_dir)?;
+    let seconds = run_yosys_script(&script, "alm.ys", work_dir)?;
     let mut report = parse_alm_stat(&std::fs::read_to_string(work_dir.join("alm_stat.txt"))?);
     report.yosys_seconds = seconds;
     Ok(report)

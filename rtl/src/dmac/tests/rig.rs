@@ -2,7 +2,7 @@
 
 use super::host::HostMemory;
 use crate::chip::Peach2Core;
-use crate::harness::{bits128, Stepper};
+use crate::harness::{bits128, Lcg, Stepper};
 use pcie_model::beats::{tlp_from_beats, to_beats, Beat};
 use pcie_model::tlp::{Addr, Bdf, CfgType, CplStatus, Tag, Tlp, TlpKind};
 use peach2_regmap::dma::{self, ChannelState, Descriptor, ErrorCause};
@@ -38,7 +38,7 @@ pub struct Rig {
     /// The host on N: its memory, the chip's writes, the reads it answers.
     pub host: HostMemory,
     cpls: VecDeque<Tlp>,
-    rng: crate::harness::Lcg,
+    rng: Lcg,
     p_ready: f64,
     /// Every TLP that left N TX: cycles of its first and last beat, its kind, its beats
     /// and its payload bytes.
@@ -69,7 +69,7 @@ impl Rig {
             partial: Vec::new(),
             host: HostMemory::new(seed, max_chunk),
             cpls: VecDeque::new(),
-            rng: crate::harness::Lcg(seed.rotate_left(17) | 1),
+            rng: Lcg(seed.rotate_left(17) | 1),
             p_ready,
             tx_log: Vec::new(),
             partial_start: 0,
