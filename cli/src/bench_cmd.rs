@@ -10,6 +10,7 @@ use peach2_sim::scenario::Kind;
 use peach2_sim::speed;
 use peach2_sim::topology::Topology;
 use peach2_sim::SimError;
+use peach2_testbench::measured;
 use peach2_testbench::pingpong::{self, BenchError, Mem, PingPong, Row};
 use peach2_testbench::plot::{self, Series};
 use std::io::{IsTerminal, Write};
@@ -118,7 +119,8 @@ struct PingPongArgs {
     /// Write the CSV here instead of stdout.
     #[arg(long)]
     csv: Option<PathBuf>,
-    /// Draw latency and bandwidth curves into this SVG.
+    /// Draw latency and bandwidth curves into this SVG (with `--mem gpu --desc internal
+    /// --notify internal`, the real system's measured curve beside the simulated one).
     #[arg(long)]
     plot: Option<PathBuf>,
 }
@@ -225,13 +227,23 @@ fn pingpong_cmd(a: PingPongArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::Failure(e.to_string()))?,
     }
     if let Some(p) = &a.plot {
-        let series: Vec<Series> = results
+        let mut series: Vec<Series> = results
             .iter()
             .map(|(label, rows)| Series {
                 label: label.clone(),
                 rows,
             })
             .collect();
+        // The real system was measured in one configuration: draw it beside that curve.
+        let measured = measured::gpu_pingpong_rows();
+        let real_config = runs.contains(&(Mem::Gpu, Placement::Internal))
+            && matches!(a.notify, NotifyArg::Internal);
+        if real_config {
+            series.push(Series {
+                label: "HA-PACS/TCA measured (GPU, internal descriptors and notification)".into(),
+                rows: &measured,
+            });
+        }
         plot::draw(p, &series).map_err(CliError::Failure)?;
     }
     Ok(())

@@ -35,7 +35,8 @@ pub struct Buffer {
 /// Polling limits of waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Polls of a status register or slot before a wait gives up.
+    /// PCIe reads of a status register or notification slot before a wait gives up (a
+    /// wait on host memory polls [`crate::notify::HOST_POLLS_PER_READ`] times as often).
     pub polls: u64,
 }
 
@@ -61,7 +62,7 @@ pub struct Tca<M: Mmio, D: DmaMemory> {
     pub(crate) channels: [ChannelState; CHANNELS as usize],
     /// Where waits look for notifications first ([`crate::notify`]).
     pub(crate) notify_poll: NotifyPlace,
-    /// `test_recv` calls that found nothing (every [`crate::notify::OTHER_PLACE_EVERY`]th
+    /// `test_recv` calls that found nothing (every [`crate::notify::NotifyPlace::other_every`]th
     /// also looks at the other place).
     pub(crate) tests_missed: u64,
     /// Wait limits.

@@ -14,8 +14,10 @@
 //!
 //! A receiver does not know which place a sender chose, so a wait polls the place where
 //! its last notification was found (at first: where this process's own chains send
-//! theirs, [`crate::Tca::set_notify_poll`]), and looks at the other place once every
-//! [`OTHER_PLACE_EVERY`] polls. A wait that finds its tag clears the entry, so the same
+//! theirs, [`crate::Tca::set_notify_poll`]), and looks at the other place now and then
+//! ([`NotifyPlace::other_every`]): rarely enough that the look costs the expected
+//! place's waits nothing measurable, often enough that a notification in the other place
+//! is found within a fraction of a millisecond. A wait that finds its tag clears the entry, so the same
 //! (slot, tag) can be awaited again.
 
 use crate::device::Tca;
@@ -42,10 +44,32 @@ impl NotifyPlace {
             NotifyPlace::Chip => NotifyPlace::Host,
         }
     }
+
+    /// A CPU waiting on this place looks at the other once per this many polls. A poll
+    /// of host memory is a cache hit of a few nanoseconds, so a look at the chip (a PCIe
+    /// read of a microsecond, during which a notification in host memory goes unseen)
+    /// comes once per 65536 of them, about every 0.3 ms; a poll of the chip is such a
+    /// read, and a look at host memory costs a cache hit, so it comes every 16th.
+    pub fn other_every(self) -> u64 {
+        match self {
+            NotifyPlace::Host => 1 << 16,
+            NotifyPlace::Chip => 16,
+        }
+    }
+
+    /// What a poll of this place weighs against a wait's limit, in host-memory polls.
+    fn weight(self) -> u64 {
+        match self {
+            NotifyPlace::Host => 1,
+            NotifyPlace::Chip => HOST_POLLS_PER_READ,
+        }
+    }
 }
 
-/// A waiting CPU looks at the place it does not expect once per this many polls.
-pub const OTHER_PLACE_EVERY: u64 = 256;
+/// Polls of a cached host-memory word (a few nanoseconds each) that take as long as one
+/// PCIe read of a chip register (about a microsecond): a wait's limit of
+/// [`crate::device::Limits::polls`] register reads allows this many times as many host polls.
+pub const HOST_POLLS_PER_READ: u64 = 256;
 
 /// Byte offset, in a host notification area of `slot_count` slots per sender, of slot
 /// `slot` for notifications from node `sender`.
@@ -131,8 +155,8 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
 
     /// True (and the entry cleared) if slot `slot` holds `tag` from node `from`
     /// (`tcaTestDMARecvDesc`; this node itself for its own chains' notifications). One
-    /// poll of the expected place; every [`OTHER_PLACE_EVERY`]th test that misses also
-    /// polls the other.
+    /// poll of the expected place; every [`NotifyPlace::other_every`]th test that misses
+    /// also polls the other.
     pub fn test_recv(&mut self, from: u8, slot: u16, tag: u32) -> Result<bool, TcaError> {
         self.check_recv(from, slot, tag)?;
         let first = self.notify_poll;
@@ -140,7 +164,7 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             return Ok(true);
         }
         self.tests_missed += 1;
-        Ok(self.tests_missed.is_multiple_of(OTHER_PLACE_EVERY)
+        Ok(self.tests_missed.is_multiple_of(first.other_every())
             && self.poll_place(first.other(), from, slot, tag, 1)?)
     }
 
@@ -148,16 +172,17 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
     /// (`tcaWaitDMARecvDesc`).
     pub fn wait_recv(&mut self, from: u8, slot: u16, tag: u32) -> Result<(), TcaError> {
         self.check_recv(from, slot, tag)?;
-        let mut left = self.limits.polls;
+        // The budget is in host-memory polls: a chip poll (a PCIe read) weighs as many.
+        let mut left = self.limits.polls.saturating_mul(HOST_POLLS_PER_READ);
         while left > 0 {
             let first = self.notify_poll;
-            let n = left.min(OTHER_PLACE_EVERY);
+            let n = first.other_every();
             if self.poll_place(first, from, slot, tag, n)?
                 || self.poll_place(first.other(), from, slot, tag, 1)?
             {
                 return Ok(());
             }
-            left = left.saturating_sub(n + 1);
+            left = left.saturating_sub(n * first.weight() + first.other().weight());
         }
         Err(TcaError::Timeout(format!(
             "node {from}'s slot {slot} tag {tag:#x}"

@@ -10,6 +10,10 @@
 //! Completions are split at the 128-byte RCB of a non-root-complex completer and at the
 //! MPS software programmed into Device Control.
 //!
+//! Every BAR access is translated ([`translation`]): with a translation cache configured,
+//! a read whose page is not cached waits for its translation, and the reads after it
+//! wait behind it.
+//!
 //! Only the device-memory windows are modelled: each BAR is backed by sparse memory;
 //! GPU registers, the GPU's own DMA engines and interrupts are not.
 
@@ -29,6 +33,10 @@ use crate::read_server::{ReadServer, ReadServerConfig};
 use crate::time::Cycles;
 use crate::tlp::{Bdf, CfgRequest, CfgType, CplStatus, Header, Tlp, TlpKind};
 
+pub mod translation;
+
+use translation::{TranslationCache, TranslationConfig, TranslationConfigError};
+
 /// Parameters of a GPU endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,6 +50,9 @@ pub struct GpuConfig {
     pub completion_limit: Option<u32>,
     /// What never-written device memory reads as.
     pub memory_fill: u8,
+    /// The cache of BAR page translations (`None`: every translation is free).
+    #[serde(default)]
+    pub translation: Option<TranslationConfig>,
 }
 
 impl Default for GpuConfig {
@@ -80,6 +91,7 @@ impl Default for GpuConfig {
             },
             completion_limit: None,
             memory_fill: 0,
+            translation: None,
         }
     }
 }
@@ -93,6 +105,9 @@ pub enum GpuConfigError {
     /// A completion limit that is not a positive multiple of 128 bytes.
     #[error("completion limit {0} must be a positive multiple of 128 bytes")]
     CompletionLimit(u32),
+    /// The translation cache's parameters are invalid.
+    #[error(transparent)]
+    Translation(#[from] TranslationConfigError),
 }
 
 /// Event counts of a GPU endpoint.
@@ -130,6 +145,7 @@ pub struct GpuEndpoint {
     to_host: VecDeque<Tlp>,
     counters: GpuCounters,
     now: Cycles,
+    translation: Option<TranslationCache>,
 }
 
 impl GpuEndpoint {
@@ -156,6 +172,7 @@ impl GpuEndpoint {
             to_host: VecDeque::new(),
             counters: GpuCounters::default(),
             now: Cycles::ZERO,
+            translation: config.translation.map(TranslationCache::new).transpose()?,
         })
     }
 
@@ -265,11 +282,13 @@ impl GpuEndpoint {
             return;
         };
         self.counters.reads_served += 1;
+        let len = u64::from(span.length_dw) * 4;
+        let wait = self.translate(hit.offset, len);
         let base = span.dw_start - hit.offset;
         let rules = self.rules();
         let memory = &self.memories[&hit.bar];
         let served: Result<(), CompletionError> =
-            self.server.serve(self.now, mrd, &rules, |a, buf| {
+            self.server.serve(self.now + wait, mrd, &rules, |a, buf| {
                 if let Err(e) = memory.read(a - base, buf) {
                     unreachable!("BAR offsets fit the address space: {e}");
                 }
@@ -294,6 +313,8 @@ impl GpuEndpoint {
                 .set_status_bits(reg::DEVICE_CONTROL, reg::DEVSTA_UR_DETECTED);
             return;
         };
+        // Posted: the write's translation fills the cache; its wait is not modelled.
+        self.translate(hit.offset, data.len() as u64);
         let enable = payload_byte_enables(req.first_be, req.last_be, data.len());
         let memory = self
             .memories
@@ -303,6 +324,21 @@ impl GpuEndpoint {
             unreachable!("BAR offsets fit the address space: {e}");
         }
         self.counters.writes_accepted += 1;
+    }
+
+    /// The cycles an access of `len` bytes at BAR offset `offset` waits for its
+    /// translations.
+    fn translate(&mut self, offset: u64, len: u64) -> Cycles {
+        self.translation
+            .as_mut()
+            .map_or(Cycles::ZERO, |t| t.access(offset, len))
+    }
+
+    /// Translations missed since power-on.
+    pub fn translation_misses(&self) -> u64 {
+        self.translation
+            .as_ref()
+            .map_or(0, TranslationCache::misses)
     }
 
     fn handle_config(&mut self, tlp: &Tlp) {

@@ -7,7 +7,7 @@ use peach2_driver::alloc::RangeAlloc;
 use peach2_driver::hw::{DmaMemory, Mmio, Region};
 use peach2_driver::{MemKind, TcaError};
 use peach2_sim::cluster::{BAR0_BASE, BAR2_BASE};
-use peach2_testbench::profile::CpuCosts;
+use peach2_testbench::profile::{CpuCosts, PollCache};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::mpsc::{channel, Sender};
@@ -87,7 +87,8 @@ impl RankMmio {
 impl Mmio for RankMmio {
     fn read32(&mut self, offset: u32) -> Result<u32, TcaError> {
         let addr = BAR0_BASE + u64::from(offset);
-        match device(self.line.call(Op::MmioRead { addr }))? {
+        let leg = self.cpu.uncached_leg;
+        match device(self.line.call(Op::MmioRead { addr, leg }))? {
             Done::Word(w) => Ok(w),
             other => Err(TcaError::Device(format!("MMIO read: {other:?}"))),
         }
@@ -103,7 +104,7 @@ impl Mmio for RankMmio {
     }
 
     fn write64(&mut self, offset: u32, value: u64) -> Result<(), TcaError> {
-        let cost = self.cpu.mmio_write;
+        let cost = self.cpu.uncached_leg;
         self.store(
             cost,
             BAR0_BASE + u64::from(offset),
@@ -113,12 +114,12 @@ impl Mmio for RankMmio {
 
     fn write_block(&mut self, offset: u32, values: &[u32]) -> Result<(), TcaError> {
         let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let cost = self.cpu.mmio_write;
+        let cost = self.cpu.uncached_leg;
         self.store(cost, BAR0_BASE + u64::from(offset), bytes)
     }
 
     fn window_write(&mut self, offset: u64, data: &[u8]) -> Result<(), TcaError> {
-        let cost = self.cpu.mmio_write;
+        let cost = self.cpu.uncached_leg;
         self.store(cost, BAR2_BASE + offset, data.to_vec())
     }
 }
@@ -131,6 +132,8 @@ pub struct RankMemory {
     pub cpu: CpuCosts,
     /// The pools, shared with the rank's CUDA calls.
     pub heaps: Rc<RefCell<Heaps>>,
+    /// What the core's cache holds of the word it polls.
+    pub polled: PollCache,
 }
 
 impl DmaMemory for RankMemory {
@@ -175,24 +178,30 @@ impl DmaMemory for RankMemory {
     }
 
     fn poll_until(&mut self, addr: u64, want: u32, polls: u64) -> Result<bool, TcaError> {
-        let cost = self.cpu.poll;
         let op = Op::PollUntil {
-            cost,
+            costs: self.cpu,
             addr,
             want,
             polls,
+            last: self.polled.last(addr),
         };
         match device(self.line.call(op))? {
-            Done::Polled(seen) => Ok(seen),
+            Done::Polled(seen) => {
+                // What the cache holds after a wait that gave up is not known here.
+                self.polled.set(addr, seen.then_some(want));
+                Ok(seen)
+            }
             other => Err(TcaError::Device(format!("poll: {other:?}"))),
         }
     }
 
-    /// One poll: its CPU time, then the read (the driver's waits use `poll_until`).
+    /// One poll: the read, then its CPU time (a cache hit or a miss).
     fn poll32(&mut self, addr: u64) -> Result<u32, TcaError> {
-        device(self.line.call(Op::Cpu(self.cpu.poll)))?;
         let mut b = [0u8; 4];
         self.read(MemKind::Host, addr, &mut b)?;
-        Ok(u32::from_le_bytes(b))
+        let word = u32::from_le_bytes(b);
+        let cost = self.polled.poll(&self.cpu, addr, word);
+        device(self.line.call(Op::Cpu(cost)))?;
+        Ok(word)
     }
 }

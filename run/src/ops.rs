@@ -2,6 +2,7 @@
 //! [`crate::scheduler`] carries each out at the rank's simulated time.
 
 use peach2_driver::MemKind;
+use peach2_testbench::profile::CpuCosts;
 use std::sync::mpsc::Sender;
 
 /// A collective operation of all ranks.
@@ -60,22 +61,28 @@ pub enum Op {
         /// Bytes.
         data: Vec<u8>,
     },
-    /// A 4-byte MMIO read at `addr`; done when its completion is back.
+    /// A 4-byte MMIO read at `addr`: the request leaves `leg` cycles after the load, and
+    /// the data reaches the core `leg` cycles after its completion is back.
     MmioRead {
         /// MMIO address.
         addr: u64,
+        /// CPU cycles between the core and the root port, each way.
+        leg: u64,
     },
-    /// `polls` polls at most, `cost` cycles each, of the host memory word at `addr` until
-    /// it holds `want` (a wait loop carried out in one primitive).
+    /// `polls` polls at most of the host memory word at `addr` until it holds `want` (a
+    /// wait loop carried out in one primitive), each costing what `costs` says of a
+    /// cache hit or miss.
     PollUntil {
-        /// CPU cycles of one poll iteration.
-        cost: u64,
+        /// What a poll costs.
+        costs: CpuCosts,
         /// Bus address.
         addr: u64,
         /// The value awaited.
         want: u32,
         /// Polls left.
         polls: u64,
+        /// The word the previous poll saw (in the core's cache), if any.
+        last: Option<u32>,
     },
     /// A CPU read of memory (no time).
     MemRead {

@@ -50,8 +50,9 @@ pub enum Outcome {
 enum Pending {
     /// Carried out at a known time.
     At(u64, Op, Sender<Done>),
-    /// An MMIO read in flight.
-    Read(RequestHandle, Sender<Done>),
+    /// An MMIO read in flight; its data reaches the core this many cycles after its
+    /// completion.
+    Read(RequestHandle, u64, Sender<Done>),
     /// An `MPI_Recv` waiting for its message, posted at the time given.
     Recv {
         posted: u64,
@@ -171,7 +172,7 @@ impl Scheduler {
         let now = k.now;
         // CPU time spent before the primitive takes effect.
         let lead = match &op {
-            Op::Cpu(c) | Op::MmioWrite { cost: c, .. } | Op::PollUntil { cost: c, .. } => *c,
+            Op::Cpu(c) | Op::MmioWrite { cost: c, .. } | Op::MmioRead { leg: c, .. } => *c,
             _ => 0,
         };
         k.pending = Some(match op {
@@ -294,18 +295,23 @@ impl Scheduler {
         loop {
             // An MMIO read that completed now is the earliest event.
             for &r in &reads {
-                if let Some(Pending::Read(h, _)) = &self.ranks[r].pending {
-                    let h = *h;
+                if let Some(Pending::Read(h, leg, _)) = &self.ranks[r].pending {
+                    let (h, leg) = (*h, *leg);
                     let node = r;
                     if let Some(v) = self.sys.take_read(node, h) {
-                        let Some(Pending::Read(_, reply)) = self.ranks[r].pending.take() else {
+                        let Some(Pending::Read(.., reply)) = self.ranks[r].pending.take() else {
                             unreachable!("matched above");
                         };
-                        self.ranks[r].now = self.sys.cluster.cycle;
-                        let _ = reply.send(match v {
-                            Ok(w) => Done::Word(w),
-                            Err(e) => Done::Failed(e.to_string()),
-                        });
+                        // The data still has the way back to the core ahead of it.
+                        self.mailbox.hold(
+                            r,
+                            match v {
+                                Ok(w) => Done::Word(w),
+                                Err(e) => Done::Failed(e.to_string()),
+                            },
+                        );
+                        let at = self.sys.cluster.cycle + leg;
+                        self.ranks[r].pending = Some(Pending::At(at, Op::Now, reply));
                         return Ok(());
                     }
                 }
@@ -374,18 +380,19 @@ impl Scheduler {
                 .sys
                 .post_write(node, addr, &data)
                 .map_or_else(fail, |()| Done::Unit),
-            Op::MmioRead { addr } => match self.sys.issue_read(node, addr) {
+            Op::MmioRead { addr, leg } => match self.sys.issue_read(node, addr) {
                 Ok(h) => {
-                    self.ranks[r].pending = Some(Pending::Read(h, reply));
+                    self.ranks[r].pending = Some(Pending::Read(h, leg, reply));
                     return Ok(());
                 }
                 Err(e) => fail(e),
             },
             Op::PollUntil {
-                cost,
+                costs,
                 addr,
                 want,
                 polls,
+                last,
             } => {
                 let mut b = [0u8; 4];
                 if let Err(e) = self
@@ -393,17 +400,23 @@ impl Scheduler {
                     .cpu_read(node, peach2_driver::MemKind::Host, addr, &mut b)
                 {
                     fail(e)
-                } else if u32::from_le_bytes(b) == want || polls <= 1 {
-                    Done::Polled(u32::from_le_bytes(b) == want)
                 } else {
-                    // Not yet: the next poll, one iteration later.
-                    let next = Op::PollUntil {
-                        cost,
-                        addr,
-                        want,
-                        polls: polls - 1,
+                    // The load saw `word` now; a hit or a miss decides when the core has it.
+                    let word = u32::from_le_bytes(b);
+                    let at = t + costs.host_poll(last, word);
+                    let next = if word == want || polls <= 1 {
+                        self.mailbox.hold(r, Done::Polled(word == want));
+                        Op::Now
+                    } else {
+                        Op::PollUntil {
+                            costs,
+                            addr,
+                            want,
+                            polls: polls - 1,
+                            last: Some(word),
+                        }
                     };
-                    self.ranks[r].pending = Some(Pending::At(t + cost, next, reply));
+                    self.ranks[r].pending = Some(Pending::At(at, next, reply));
                     return Ok(());
                 }
             }

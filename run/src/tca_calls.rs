@@ -92,6 +92,7 @@ fn init(ctx: &mut RankCtx) -> Answer {
         line: ctx.line.clone(),
         cpu: ctx.cpu,
         heaps: ctx.heaps.clone(),
+        polled: Default::default(),
     };
     match Tca::open(mmio, mem) {
         Ok(t) => {

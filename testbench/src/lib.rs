@@ -4,11 +4,13 @@
 //!   node (MMIO becomes TLPs on the chip's N port; buffers live in the simulated host
 //!   and GPU memories; CPU costs advance the cluster clock);
 //! - [`profile`]: the named HA-PACS/TCA parameter set, each value with its source;
+//! - [`measured`]: what the real system measured, with the sources;
 //! - [`pingpong`]: the paper's ping-pong benchmark (latency and bandwidth per size);
 //! - [`plot`]: the latency and bandwidth figures as SVG.
 
 #![warn(missing_docs)]
 
+pub mod measured;
 pub mod pingpong;
 pub mod plot;
 pub mod profile;

@@ -58,6 +58,18 @@ pub struct Row {
     pub round_trip_cycles: f64,
 }
 
+impl Row {
+    /// The row of a `bytes` transfer with one-way latency `latency_us`.
+    pub fn from_latency(bytes: u64, latency_us: f64) -> Row {
+        Row {
+            bytes,
+            latency_us,
+            bandwidth_gb_s: bytes as f64 / (latency_us * 1e3),
+            round_trip_cycles: 2.0 * latency_us / US_PER_CYCLE,
+        }
+    }
+}
+
 /// Why a benchmark run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
@@ -213,13 +225,7 @@ pub fn run_counted(
             });
         }
         let rt = total as f64 / f64::from(cfg.iters);
-        let latency_us = rt / 2.0 * US_PER_CYCLE;
-        rows.push(Row {
-            bytes: size,
-            latency_us,
-            bandwidth_gb_s: size as f64 / (latency_us * 1e3),
-            round_trip_cycles: rt,
-        });
+        rows.push(Row::from_latency(size, rt / 2.0 * US_PER_CYCLE));
         progress(k + 1, cfg.sizes.len());
     }
     let cycles = now();

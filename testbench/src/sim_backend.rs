@@ -2,14 +2,15 @@
 //!
 //! One [`SimSystem`] owns the cluster; every node's driver gets a [`SimDevice`] sharing
 //! it. A driver call that needs the hardware moves the whole cluster's clock: an MMIO
-//! read runs the cluster until its completion is back, an MMIO write first spends the
-//! CPU's store cost, a poll of host memory spends one poll iteration. Programs that drive
+//! read runs the cluster from the load through its completion and back to the core, an
+//! MMIO write first spends the CPU's store cost, a poll of host memory costs a cache hit
+//! or, once a device wrote the word, a miss. Programs that drive
 //! several nodes from one thread (a ping-pong) thus see one consistent clock.
 //!
 //! Buffers are carved out of each node's host window (`HOST_WINDOW`, 8 GiB) and its
 //! GPUs' BARs; the CPU reads and writes them directly in the models' memories.
 
-use crate::profile::{CpuCosts, HostSoftware, Profile};
+use crate::profile::{CpuCosts, HostSoftware, PollCache, Profile};
 use pcie_model::requester::{RequestHandle, RequestOutcome};
 use peach2_driver::alloc::RangeAlloc;
 use peach2_driver::hw::{DmaMemory, Mmio, Region};
@@ -107,7 +108,7 @@ impl SimSystem {
     }
 
     fn mmio_write(&mut self, node: usize, addr: u64, data: &[u8]) -> Result<(), TcaError> {
-        self.run(self.cpu.mmio_write)?;
+        self.run(self.cpu.uncached_leg)?;
         self.post_write(node, addr, data)
     }
 
@@ -216,6 +217,8 @@ impl SimSystem {
 pub struct SimDevice {
     sys: Rc<RefCell<SimSystem>>,
     node: usize,
+    /// What the core's cache holds of the word it polls.
+    polled: PollCache,
 }
 
 impl SimDevice {
@@ -227,6 +230,7 @@ impl SimDevice {
         Ok(SimDevice {
             sys: Rc::clone(sys),
             node,
+            polled: PollCache::default(),
         })
     }
 }
@@ -235,9 +239,12 @@ impl Mmio for SimDevice {
     fn read32(&mut self, offset: u32) -> Result<u32, TcaError> {
         let mut sys = self.sys.borrow_mut();
         let n = self.node;
+        let leg = sys.cpu.uncached_leg;
+        sys.run(leg)?;
         let h = sys.issue_read(n, BAR0_BASE + u64::from(offset))?;
         for _ in 0..MMIO_READ_LIMIT {
             if let Some(r) = sys.take_read(n, h) {
+                sys.run(leg)?;
                 return r.map_err(|e| TcaError::Device(format!("BAR0+{offset:#x}: {e}")));
             }
             sys.step()?;
@@ -315,10 +322,11 @@ impl DmaMemory for SimDevice {
     }
 
     fn poll32(&mut self, addr: u64) -> Result<u32, TcaError> {
-        let poll = self.sys.borrow().cpu.poll;
-        self.sys.borrow_mut().run(poll)?;
         let mut b = [0u8; 4];
         self.read(MemKind::Host, addr, &mut b)?;
-        Ok(u32::from_le_bytes(b))
+        let word = u32::from_le_bytes(b);
+        let cost = self.polled.poll(&self.sys.borrow().cpu, addr, word);
+        self.sys.borrow_mut().run(cost)?;
+        Ok(word)
     }
 }

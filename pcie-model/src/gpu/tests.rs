@@ -180,3 +180,57 @@ fn completion_limit_caps_completion_size() {
     let sizes: Vec<usize> = out.iter().map(|(_, c)| c.payload_len()).collect();
     assert_eq!(sizes, vec![128; 4]);
 }
+
+/// With a translation cache, a read of a page whose translation is not cached waits for
+/// it, and the reads behind it wait too (misses of reads that arrive together overlap);
+/// once the pages are cached, reads do not wait; a sweep over more pages than the cache
+/// holds misses on every page, every pass.
+#[test]
+fn reads_wait_for_translations_the_gpu_has_not_cached() {
+    let page = 4096u64;
+    let mut gpu = GpuEndpoint::new(GpuConfig {
+        translation: Some(TranslationConfig {
+            page_bytes: page,
+            entries: 2,
+            miss: Cycles(1000),
+        }),
+        ..GpuConfig::default()
+    })
+    .unwrap();
+    bring_up(&mut gpu, MaxPayloadSize::B256);
+    // One 64-byte read per page, `pages` pages, all arriving at `from`: the cycle the last
+    // completion leaves.
+    let sweep = |gpu: &mut GpuEndpoint, pages: u64, from: u64| -> u64 {
+        for p in 0..pages {
+            let tag = Tag(p as u8);
+            gpu.receive(Tlp::mem_read(RC, tag, Addr(BAR1 + p * page), 64).unwrap());
+        }
+        let out = run(gpu, from, from + 10_000);
+        assert_eq!(out.len() as u64, pages);
+        out.last().unwrap().0 - from
+    };
+    let cold = sweep(&mut gpu, 2, 1000);
+    let warm = sweep(&mut gpu, 2, 20_000);
+    assert_eq!(cold, 1000 + warm, "cold {cold}, warm {warm}");
+    assert_eq!(gpu.translation_misses(), 2);
+    // Three pages through two entries: after the first pass (pages 0 and 1 cached, 2
+    // missed), every read misses, pass after pass.
+    sweep(&mut gpu, 3, 40_000);
+    assert_eq!(gpu.translation_misses(), 2 + 1);
+    let thrash = sweep(&mut gpu, 3, 60_000);
+    assert!(thrash >= 1000 + warm, "{thrash}");
+    assert_eq!(gpu.translation_misses(), 2 + 1 + 3);
+    // A configuration the cache refuses is an error, not a panic.
+    let bad = GpuConfig {
+        translation: Some(TranslationConfig {
+            page_bytes: 1000,
+            entries: 2,
+            miss: Cycles(1),
+        }),
+        ..GpuConfig::default()
+    };
+    assert!(matches!(
+        GpuEndpoint::new(bad),
+        Err(GpuConfigError::Translation(_))
+    ));
+}
