@@ -8,6 +8,7 @@ mod bench_cmd;
 mod bench_run_speed;
 mod cc_cmd;
 mod fpga_cmd;
+mod fuzz_cmd;
 mod profile_arg;
 mod run_cmd;
 mod sim_cmd;
@@ -44,6 +45,8 @@ enum Command {
     Cc(cc_cmd::CcArgs),
     /// Run a program built with `peach2 cc` on the simulated cluster (like mpirun).
     Run(run_cmd::RunArgs),
+    /// Fuzz the Verilated chip with random and malformed traffic on every port.
+    Fuzz(fuzz_cmd::FuzzArgs),
 }
 
 /// Why a subcommand failed.
@@ -86,6 +89,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench_cmd::run(args).map(|()| None),
         Command::Cc(args) => cc_cmd::run(args).map(Some),
         Command::Run(args) => run_cmd::run(args).map(Some),
+        Command::Fuzz(args) => fuzz_cmd::run(args).map(|()| None),
     };
     match result {
         Ok(code) => code.unwrap_or(ExitCode::SUCCESS),

@@ -10,6 +10,8 @@
 //! - [`topology`], [`link`], [`node`], [`cluster`]: clusters of chips, hosts and GPUs
 //!   cabled with Gen2 x8 links; [`setup`] brings them up as software does; [`scenario`]
 //!   runs PIO traffic with a scoreboard; [`stall`] reports deadlocks.
+//! - [`fuzz`]: one chip under random and malformed traffic on every port, checked
+//!   against what must survive it (framing, drain, counters, forwarding).
 
 #![warn(missing_docs)]
 
@@ -17,6 +19,7 @@ pub mod chip;
 pub mod cluster;
 pub mod error;
 mod eval_pool;
+pub mod fuzz;
 pub mod hdl_chip;
 pub mod icarus;
 pub mod link;

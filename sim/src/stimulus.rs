@@ -37,6 +37,10 @@ struct PortStim {
     queue: VecDeque<Beat>,
     offer: Option<Beat>,
     ready: bool,
+    /// Between a taken SOP beat and its EOP beat.
+    in_packet: bool,
+    /// Cycles the link stays down (0: up).
+    down_for: u64,
 }
 
 /// Descriptors the stimulus keeps in the chip's RAM (indices `0..DESC_SLOTS`).
@@ -59,6 +63,13 @@ pub struct RandomStimulus {
     pub p_valid: f64,
     /// Probability of TX `ready` in a cycle.
     pub p_ready: f64,
+    /// Whether new random TLPs are queued (off: what is queued and the host's answers
+    /// still go out, so the chip can be drained).
+    pub generate: bool,
+    /// Probability, per cycle and cable port (E, W, S) between packets, that its link
+    /// goes down for 50 to 2000 cycles: no beats offered, TX not ready, `link_up` low.
+    /// 0 (the default) draws no random numbers for it, so other stimuli are unchanged.
+    pub p_link_down: f64,
 }
 
 fn cfg_write(register: u16, value: u32) -> Tlp {
@@ -76,6 +87,35 @@ fn csr_write(offset: u32, value: u32) -> Tlp {
     .expect("valid CSR write")
 }
 
+/// The local base address [`setup_tlps`] gives target window `t` (a `Target` code).
+pub fn window_base(t: u32) -> u64 {
+    (u64::from(t) << 32) | u64::from(0x1000_0000 * (t + 1))
+}
+
+/// What the host writes before the random traffic, on N: BARs, memory and bus-master
+/// enable, node id 3, a route for every node (node `k` through port `k % 4`), five target
+/// windows and the completion timeout.
+pub fn setup_tlps() -> Vec<Tlp> {
+    let mut setup = vec![
+        cfg_write(BAR0, BAR0_BASE as u32),
+        cfg_write(BAR2_LO, BAR2_BASE as u32 | 0xc),
+        cfg_write(BAR2_HI, (BAR2_BASE >> 32) as u32),
+        cfg_write(COMMAND, COMMAND_MEMORY | COMMAND_BUS_MASTER),
+        csr_write(NODE_ID, 3),
+    ];
+    for node in 0..16u32 {
+        setup.push(csr_write(route(node), ROUTE_VALID | (node % 4)));
+    }
+    for t in 0..5u32 {
+        let base = window_base(t);
+        setup.push(csr_write(target_lo(t), base as u32));
+        setup.push(csr_write(target_hi(t), (base >> 32) as u32));
+        setup.push(csr_write(target_ctrl(t), 1));
+    }
+    setup.push(csr_write(CPL_TIMEOUT, STIM_CPL_TIMEOUT));
+    setup
+}
+
 impl RandomStimulus {
     /// Stimulus from `seed`. The N port starts with what a host and driver do (BARs,
     /// memory enable, node id, routes, target windows), so random traffic reaches deep.
@@ -85,6 +125,8 @@ impl RandomStimulus {
             queue: VecDeque::new(),
             offer: None,
             ready: false,
+            in_packet: false,
+            down_for: 0,
         });
         let mut s = Self {
             rng: Lcg(seed | 1),
@@ -94,24 +136,10 @@ impl RandomStimulus {
             host_reads: 0,
             p_valid: 0.8,
             p_ready: 0.7,
+            generate: true,
+            p_link_down: 0.0,
         };
-        let mut setup = vec![
-            cfg_write(BAR0, BAR0_BASE as u32),
-            cfg_write(BAR2_LO, BAR2_BASE as u32 | 0xc),
-            cfg_write(BAR2_HI, (BAR2_BASE >> 32) as u32),
-            cfg_write(COMMAND, COMMAND_MEMORY | COMMAND_BUS_MASTER),
-            csr_write(NODE_ID, 3),
-        ];
-        for node in 0..16u32 {
-            setup.push(csr_write(route(node), ROUTE_VALID | (node % 4)));
-        }
-        for t in 0..5u32 {
-            setup.push(csr_write(target_lo(t), 0x1000_0000 * (t + 1)));
-            setup.push(csr_write(target_hi(t), t));
-            setup.push(csr_write(target_ctrl(t), 1));
-        }
-        setup.push(csr_write(CPL_TIMEOUT, STIM_CPL_TIMEOUT));
-        for tlp in &setup {
+        for tlp in &setup_tlps() {
             s.ports[0].queue.extend(to_beats(tlp));
         }
         s
@@ -366,28 +394,67 @@ impl RandomStimulus {
         self.host_answers();
         for i in 0..4 {
             let port = self.ports[i].port;
-            if self.ports[i].queue.len() < 4 {
+            if self.generate && self.ports[i].queue.len() < 4 {
                 let beats = self.random_tlp(port);
                 self.ports[i].queue.extend(beats);
             }
             let present = self.rng.chance(self.p_valid);
             let ready = self.rng.chance(self.p_ready);
+            self.flap_link(i);
             let p = &mut self.ports[i];
-            if p.offer.is_none() && present {
+            let up = p.down_for == 0;
+            if p.offer.is_none() && present && up {
                 p.offer = p.queue.pop_front();
             }
-            p.ready = ready;
+            p.ready = ready && up;
             chip.drive_rx(port, p.offer);
-            chip.set_tx_ready(port, ready);
-            chip.set_link_up(port, true);
+            chip.set_tx_ready(port, p.ready);
+            chip.set_link_up(port, up);
         }
+    }
+
+    /// Takes port `i`'s link down now and then (cable ports, between packets), and
+    /// counts down the cycles of one that is down.
+    fn flap_link(&mut self, i: usize) {
+        if self.ports[i].down_for > 0 {
+            self.ports[i].down_for -= 1;
+            return;
+        }
+        let p = &self.ports[i];
+        if self.p_link_down <= 0.0 || p.port == Port::N || p.in_packet || p.offer.is_some() {
+            return;
+        }
+        if self.rng.chance(self.p_link_down) {
+            self.ports[i].down_for = 50 + self.rng.below(1950);
+        }
+    }
+
+    /// Whether the TX stream of `port` is ready this cycle.
+    pub fn tx_ready(&self, port: Port) -> bool {
+        self.ports[port.index() as usize].ready
+    }
+
+    /// The beat offered on the RX stream of `port` this cycle.
+    pub fn offered(&self, port: Port) -> Option<Beat> {
+        self.ports[port.index() as usize].offer
+    }
+
+    /// Nothing left to send: every queue and offer empty, every read answered, every
+    /// link up.
+    pub fn idle(&self) -> bool {
+        self.reads.is_empty()
+            && self
+                .ports
+                .iter()
+                .all(|p| p.queue.is_empty() && p.offer.is_none() && p.down_for == 0)
     }
 
     /// Samples the handshakes after the chip settled: beats it took leave the offer; the
     /// host sees what the chip sends on N.
     pub fn sample(&mut self, chip: &dyn Chip) {
         for p in &mut self.ports {
-            if p.offer.is_some() && chip.rx_ready(p.port) {
+            if let Some(b) = p.offer.filter(|_| chip.rx_ready(p.port)) {
+                p.in_packet = !b.eop;
                 p.offer = None;
             }
         }

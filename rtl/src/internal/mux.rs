@@ -6,13 +6,23 @@
 //! completions for nobody) goes to the completer. The choice is made on the `sop` beat
 //! and held for the packet. Outbound: completions, DMA reads and DMA writes share the
 //! crossbar input, round robin between packets (a packet is never interleaved).
+//!
+//! A DMA write to the internal port itself (a notification into this chip's store,
+//! `tcaDMANotifySelf` with `tcaDMAUseNotifyInternal`) loops back to the completer here
+//! instead of crossing the crossbar: through the crossbar it would wait for the
+//! crossbar's internal output, which a request for the completer may hold while the
+//! completer waits for this mux to send its completion, which waits behind the write;
+//! the chip would stop (found by `peach2 fuzz`). The completer's inputs, the crossbar and
+//! the loop, take turns between packets.
 
-use crate::stream::{TlpSink, TlpSource};
+use crate::stream::{TlpSink, TlpSource, PORT_INTERNAL};
 use peach2_regmap::dma::tags::DMA_RANGE_END;
 use rust_hdl::prelude::*;
 
 // The decode below: tag bits 7:6 clear.
 const _: () = assert!(DMA_RANGE_END == 64);
+// The loop below tests the internal port's endpoint number as a literal.
+const _: () = assert!(PORT_INTERNAL == 4);
 
 /// The internal port multiplexer.
 #[derive(LogicBlock, Default)]
@@ -35,12 +45,26 @@ pub struct InternalMux {
     pub from_dma_wr: TlpSink,
     /// Downstream: into the crossbar.
     pub to_xbar: TlpSource,
+    /// Inbound: inside a packet.
     in_pkt: DFF<Bit>,
+    /// Inbound: the packet goes to the DMA.
     in_dma: DFF<Bit>,
+    /// Inbound: the packet is a looped-back DMA write.
+    in_loop: DFF<Bit>,
+    /// Inbound: the loop goes first when both wait (they alternate).
+    prefer_loop: DFF<Bit>,
+    /// Outbound: inside a packet of source `cur`.
     locked: DFF<Bit>,
     cur: DFF<Bits<2>>,
     last: DFF<Bits<2>>,
     sel_dma: Signal<Local, Bit>,
+    /// The DMA write stream carries a packet for the internal port.
+    wr_loop: Signal<Local, Bit>,
+    /// This packet comes in through the loop.
+    use_loop: Signal<Local, Bit>,
+    in_valid: Signal<Local, Bit>,
+    in_ready: Signal<Local, Bit>,
+    in_eop: Signal<Local, Bit>,
     req: Signal<Local, Bits<3>>,
     pick: Signal<Local, Bits<2>>,
     src: Signal<Local, Bits<2>>,
@@ -50,14 +74,38 @@ pub struct InternalMux {
 impl Logic for InternalMux {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_pkt, in_dma, locked, cur, last);
-        // Inbound.
+        dff_setup!(
+            self,
+            clock,
+            in_pkt,
+            in_dma,
+            in_loop,
+            prefer_loop,
+            locked,
+            cur,
+            last
+        );
+        // The DMA's write stream: a packet for the internal port is the loop's from its
+        // SOP beat to its EOP beat.
+        self.wr_loop.next = (self.in_pkt.q.val() && self.in_loop.q.val())
+            || (self.from_dma_wr.sop.val() && (self.from_dma_wr.dest.val() == 4));
+
+        // Inbound: the crossbar or the loop, chosen between packets.
+        self.use_loop.next = self.in_loop.q.val();
+        if !self.in_pkt.q.val() {
+            self.use_loop.next = self.from_dma_wr.valid.val()
+                && self.wr_loop.val()
+                && (!self.from_xbar.valid.val() || self.prefer_loop.q.val());
+        }
         self.sel_dma.next = self.in_dma.q.val();
         if !self.in_pkt.q.val() {
             self.sel_dma.next = (self.from_xbar.data.val().get_bits::<5>(24) == 0x0A)
                 && !self.from_xbar.data.val().get_bit(29)
                 && !self.from_xbar.data.val().get_bit(31)
                 && (self.from_xbar.data.val().get_bits::<2>(78) == 0);
+        }
+        if self.use_loop.val() {
+            self.sel_dma.next = false;
         }
         self.to_completer.data.next = self.from_xbar.data.val();
         self.to_completer.sop.next = self.from_xbar.sop.val();
@@ -66,7 +114,20 @@ impl Logic for InternalMux {
         self.to_completer.dest.next = self.from_xbar.dest.val();
         self.to_completer.src.next = self.from_xbar.src.val();
         self.to_completer.unsupported.next = self.from_xbar.unsupported.val();
-        self.to_completer.valid.next = self.from_xbar.valid.val() && !self.sel_dma.val();
+        self.in_valid.next = self.from_xbar.valid.val();
+        self.in_eop.next = self.from_xbar.eop.val();
+        if self.use_loop.val() {
+            self.to_completer.data.next = self.from_dma_wr.data.val();
+            self.to_completer.sop.next = self.from_dma_wr.sop.val();
+            self.to_completer.eop.next = self.from_dma_wr.eop.val();
+            self.to_completer.empty.next = self.from_dma_wr.empty.val();
+            self.to_completer.dest.next = self.from_dma_wr.dest.val();
+            self.to_completer.src.next = self.from_dma_wr.src.val();
+            self.to_completer.unsupported.next = self.from_dma_wr.unsupported.val();
+            self.in_valid.next = self.from_dma_wr.valid.val();
+            self.in_eop.next = self.from_dma_wr.eop.val();
+        }
+        self.to_completer.valid.next = self.in_valid.val() && !self.sel_dma.val();
         self.to_dma.data.next = self.from_xbar.data.val();
         self.to_dma.sop.next = self.from_xbar.sop.val();
         self.to_dma.eop.next = self.from_xbar.eop.val();
@@ -79,15 +140,24 @@ impl Logic for InternalMux {
         if self.sel_dma.val() {
             self.from_xbar.ready.next = self.to_dma.ready.val();
         }
-        if self.from_xbar.valid.val() && self.from_xbar.ready.val() {
-            self.in_pkt.d.next = !self.from_xbar.eop.val();
+        self.in_ready.next = self.from_xbar.ready.val();
+        if self.use_loop.val() {
+            self.from_xbar.ready.next = false;
+            self.in_ready.next = self.to_completer.ready.val();
+        }
+        if self.in_valid.val() && self.in_ready.val() {
+            self.in_pkt.d.next = !self.in_eop.val();
             self.in_dma.d.next = self.sel_dma.val();
+            self.in_loop.d.next = self.use_loop.val();
+            if self.in_eop.val() {
+                self.prefer_loop.d.next = !self.use_loop.val();
+            }
         }
 
-        // Outbound: 0 completer, 1 DMA reads, 2 DMA writes.
+        // Outbound: 0 completer, 1 DMA reads, 2 DMA writes (not those of the loop).
         self.req.next = bit_cast::<3, 1>(self.from_completer.valid.val().into())
             | (bit_cast::<3, 1>(self.from_dma_rd.valid.val().into()) << 1)
-            | (bit_cast::<3, 1>(self.from_dma_wr.valid.val().into()) << 2);
+            | (bit_cast::<3, 1>((self.from_dma_wr.valid.val() && !self.wr_loop.val()).into()) << 2);
         self.pick.next = 0.into();
         if self.last.q.val() == 0 {
             if self.req.val().get_bit(1) {
@@ -147,8 +217,11 @@ impl Logic for InternalMux {
             self.to_xbar.dest.next = self.from_dma_wr.dest.val();
             self.to_xbar.src.next = self.from_dma_wr.src.val();
             self.to_xbar.unsupported.next = self.from_dma_wr.unsupported.val();
-            self.to_xbar.valid.next = self.from_dma_wr.valid.val();
-            self.from_dma_wr.ready.next = self.to_xbar.ready.val();
+            self.to_xbar.valid.next = self.from_dma_wr.valid.val() && !self.wr_loop.val();
+            self.from_dma_wr.ready.next = self.to_xbar.ready.val() && !self.wr_loop.val();
+        }
+        if self.use_loop.val() {
+            self.from_dma_wr.ready.next = self.to_completer.ready.val();
         }
         self.moved.next = self.to_xbar.valid.val() && self.to_xbar.ready.val();
         if self.moved.val() {
@@ -161,6 +234,8 @@ impl Logic for InternalMux {
         if self.reset.val() {
             self.in_pkt.d.next = false;
             self.in_dma.d.next = false;
+            self.in_loop.d.next = false;
+            self.prefer_loop.d.next = false;
             self.locked.d.next = false;
             self.cur.d.next = 0.into();
             self.last.d.next = 0.into();
