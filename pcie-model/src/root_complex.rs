@@ -48,6 +48,8 @@ pub struct RcCounters {
     pub unexpected_completions: u64,
     /// Messages received (not acted on).
     pub messages: u64,
+    /// Memory reads of a failing range (answered with Completer Abort).
+    pub failed_reads: u64,
 }
 
 /// Errors of the root complex's requester operations.
@@ -82,6 +84,8 @@ pub struct RootComplex {
     enumeration: Option<EnumerationRun>,
     enumeration_result: Option<Result<EnumeratedDevice, EnumError>>,
     now: Cycles,
+    /// Host memory ranges `(base, len)` whose reads fail (a fault being injected).
+    failing: Vec<(u64, u64)>,
 }
 
 impl RootComplex {
@@ -109,6 +113,7 @@ impl RootComplex {
             enumeration: None,
             enumeration_result: None,
             now: Cycles::ZERO,
+            failing: Vec::new(),
             config,
         })
     }
@@ -206,14 +211,39 @@ impl RootComplex {
         }
     }
 
+    /// Fault injection: from now on, reads of host memory that touch the `len` bytes at
+    /// `base` fail as an uncorrectable memory error does: the root complex answers them
+    /// with Completer Abort. Writes still land.
+    pub fn fail_reads(&mut self, base: u64, len: u64) {
+        self.failing.push((base, len));
+    }
+
+    /// Ends every [`RootComplex::fail_reads`] fault.
+    pub fn heal_reads(&mut self) {
+        self.failing.clear();
+    }
+
     fn handle_read(&mut self, mrd: &Tlp) {
         let span = match ReadSpan::of_request(mrd) {
             Ok(s) => s,
             Err(e) => unreachable!("MRd has a read span: {e}"),
         };
-        if !self.in_host_memory(span.dw_start, u64::from(span.length_dw) * 4) {
+        let len = u64::from(span.length_dw) * 4;
+        if !self.in_host_memory(span.dw_start, len) {
             self.counters.unsupported_reads += 1;
             self.reject(mrd);
+            return;
+        }
+        let start = span.dw_start;
+        let failing = self
+            .failing
+            .iter()
+            .any(|&(b, l)| start < b.saturating_add(l) && b < start.saturating_add(len));
+        if failing {
+            self.counters.failed_reads += 1;
+            if let Err(e) = self.server.reject(self.now, mrd, CplStatus::Ca) {
+                unreachable!("CA completion for a valid request: {e}");
+            }
             return;
         }
         self.counters.reads_served += 1;

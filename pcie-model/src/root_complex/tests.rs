@@ -259,3 +259,28 @@ fn address_ranges() {
     assert!(top.contains(u64::MAX, 1));
     assert!(!top.contains(u64::MAX, 2));
 }
+
+/// A failing range: reads that touch it (even by one byte) get Completer Abort, reads
+/// beside it and writes into it go through; healed, it reads again.
+#[test]
+fn reads_of_a_failing_range_get_completer_abort() {
+    let mut rc = rc();
+    rc.host_memory_mut().write(0x10_0000, &[7; 256]).unwrap();
+    rc.fail_reads(0x10_0100, 64);
+    rc.receive(Tlp::mem_read(DEV, Tag(1), Addr(0x10_00c0), 68).unwrap());
+    rc.receive(Tlp::mem_read(DEV, Tag(2), Addr(0x10_0000), 64).unwrap());
+    rc.receive(Tlp::mem_write(DEV, Tag(0), Addr(0x10_0100), &[9; 8]).unwrap());
+    let out = run(&mut rc, 0, 200);
+    let status: Vec<_> = out.iter().map(|(_, c)| (c.tag(), c.status())).collect();
+    assert_eq!(
+        status,
+        vec![(Tag(1), Some(CplStatus::Ca)), (Tag(2), Some(CplStatus::Sc))]
+    );
+    assert_eq!(rc.counters().failed_reads, 1);
+    assert_eq!(rc.counters().writes_accepted, 1);
+    rc.heal_reads();
+    rc.receive(Tlp::mem_read(DEV, Tag(3), Addr(0x10_0100), 8).unwrap());
+    let out = run(&mut rc, 201, 400);
+    assert_eq!(out[0].1.status(), Some(CplStatus::Sc));
+    assert_eq!(out[0].1.data(), &[9; 8]);
+}
