@@ -7,6 +7,7 @@ use crate::trace_args::TraceArgs;
 use crate::CliError;
 use clap::Args;
 use peach2_sim::cluster::{Backend, Cluster};
+use peach2_sim::faults::{self, FaultSpec};
 use peach2_sim::scenario::{flows, Kind, Traffic};
 use peach2_sim::setup::bring_up;
 use peach2_sim::topology::Topology;
@@ -49,6 +50,15 @@ pub struct SimArgs {
     /// clusters run faster on more cores).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Inject faults during the traffic: `all=R` or `KIND=R,...` with R faults per
+    /// million cycles; kinds `malformed`, `unroutable`, `poisoned`, `stall` (see
+    /// `sim/src/faults.rs`). The flows then drain and the summary says what the chips
+    /// and hosts detected and whether every flow arrived intact.
+    #[arg(long)]
+    faults: Option<String>,
+    /// Seed of the fault injection (the same seed, the same faults).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 fn sim_error(e: SimError) -> CliError {
@@ -88,9 +98,21 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
     let ready = bring_up(&mut c).map_err(sim_error)?;
     let setup_s = t0.elapsed().as_secs_f64();
     let mut traffic = Traffic::new(&c, flows(kind, c.nodes.len(), args.chunk, None));
-    let run = traffic.run(&mut c, args.cycles, false);
-    c.finish().map_err(sim_error)?;
-    run.map_err(sim_error)?;
+    let faults = match &args.faults {
+        None => {
+            let run = traffic.run(&mut c, args.cycles, false);
+            c.finish().map_err(sim_error)?;
+            run.map_err(sim_error)?;
+            None
+        }
+        Some(spec) => {
+            let spec: FaultSpec = spec.parse().map_err(sim_error)?;
+            Some(
+                faults::run(&mut c, &mut traffic, spec, args.seed, args.cycles)
+                    .map_err(sim_error)?,
+            )
+        }
+    };
     let s = &traffic.summary;
     if args.json {
         let v = serde_json::json!({
@@ -110,6 +132,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             "links_ready_after_plug_cycles": ready,
             "setup_wall_s": setup_s,
             "first_errors": s.first_errors,
+            "faults": faults,
         });
         println!("{v}");
     } else {
@@ -125,6 +148,17 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             s.bytes_delivered as f64 / s.cycles.max(1) as f64 * 0.25,
             s.errors
         );
+        if let Some(f) = &faults {
+            println!(
+                "faults (seed {}): injected {}; detected {}; flows intact {} of {}; silent corruptions {}",
+                f.seed,
+                serde_json::Value::Object(f.faults_injected.clone()),
+                serde_json::Value::Object(f.faults_detected.clone()),
+                f.flows_unaffected_intact,
+                f.flows_unaffected,
+                f.silent_corruptions
+            );
+        }
     }
     if s.errors > 0 {
         return Err(CliError::Failure(format!(

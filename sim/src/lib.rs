@@ -9,7 +9,8 @@
 //! - [`pins`]: the core's port table, generated from the exported Verilog.
 //! - [`topology`], [`link`], [`node`], [`cluster`]: clusters of chips, hosts and GPUs
 //!   cabled with Gen2 x8 links; [`setup`] brings them up as software does; [`scenario`]
-//!   runs PIO traffic with a scoreboard; [`stall`] reports deadlocks.
+//!   runs PIO traffic with a scoreboard; [`stall`] reports deadlocks; [`faults`]
+//!   injects faults into a running cluster and reports what was detected.
 //! - [`fuzz`]: one chip under random and malformed traffic on every port, checked
 //!   against what must survive it (framing, drain, counters, forwarding).
 
@@ -19,6 +20,7 @@ pub mod chip;
 pub mod cluster;
 pub mod error;
 mod eval_pool;
+pub mod faults;
 pub mod fuzz;
 pub mod hdl_chip;
 pub mod icarus;

@@ -97,7 +97,8 @@ impl Host {
             return;
         }
         let gpu = tlp.address().and_then(|a| self.gpu_by_addr(a.0));
-        if tlp.kind() == pcie_model::tlp::TlpKind::MWr {
+        // A poisoned write never reaches memory: the root complex and the GPUs drop it.
+        if tlp.kind() == pcie_model::tlp::TlpKind::MWr && !tlp.ep() {
             self.delivered.push(Delivered {
                 cycle: now,
                 tlp: tlp.clone(),

@@ -275,11 +275,23 @@ impl Traffic {
     /// Runs `cycles` cycles (or, with `until_done`, until every limited flow has been
     /// delivered, at most `cycles`), checking progress. Fills the summary.
     pub fn run(&mut self, c: &mut Cluster, cycles: u64, until_done: bool) -> Result<(), SimError> {
+        self.run_with(c, cycles, until_done, &mut |_| Ok(()))
+    }
+
+    /// [`Traffic::run`] with `each_cycle` called before every cluster step (fault
+    /// injection).
+    pub fn run_with(
+        &mut self,
+        c: &mut Cluster,
+        cycles: u64,
+        until_done: bool,
+        each_cycle: &mut dyn FnMut(&mut Cluster) -> Result<(), SimError>,
+    ) -> Result<(), SimError> {
         let (start, t, s0, d0) = (c.cycle, Instant::now(), c.evals_skipped, c.evals_done);
         let mut result = Ok(());
         while c.cycle - start < cycles && !(until_done && self.done()) {
             self.issue(c)?;
-            if let Err(e) = c.step() {
+            if let Err(e) = each_cycle(c).and_then(|()| c.step()) {
                 result = Err(e);
                 break;
             }

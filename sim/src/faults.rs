@@ -1,0 +1,317 @@
+//! Faults injected into a running cluster, reproducible from a seed, and what the chips'
+//! counters and the hosts made of them.
+//!
+//! A [`FaultSpec`] gives each kind a rate in faults per million cycles; `all=R` gives
+//! every kind `R`. Each cycle, each kind fires with its rate's chance:
+//!
+//! - `malformed`: a write whose length field says more DWs than it carries enters a
+//!   random cable, towards a random end, for the receiving node; the receiving chip must
+//!   drop it whole and count it in that port's `ERRORS`;
+//! - `unroutable`: a well-formed write to a node the topology does not have (or, in a
+//!   16-node cluster, to a reserved target code) enters a random cable; a chip must drop
+//!   it and count it in `DROPS`;
+//! - `poisoned`: a write with `EP` set, for the start of the receiving node's host window
+//!   (where the flows write: a landed one would be a corruption), enters a random cable;
+//!   the chip forwards it (it does not look at `EP`) and the root complex must drop it
+//!   (its `poisoned_writes`);
+//! - `stall`: one direction of a random cable stops taking beats for 200 to 2000 cycles
+//!   (a receiver whose buffers are stuck) and then goes on; nothing may be lost.
+//!
+//! The faults come on top of the scenario's flows (they replace none of their TLPs), so
+//! every flow must arrive intact: the scenario's scoreboard counts any byte that does
+//! not as a silent corruption.
+
+use crate::cluster::Cluster;
+use crate::error::SimError;
+use crate::scenario::Traffic;
+use crate::setup::csr_read_all;
+use pcie_model::beats::{to_beats, Beat};
+use pcie_model::tlp::{Addr, Bdf, Tag, Tlp};
+use peach2_regmap::address::{GlobalAddr, Target, MAX_NODES, TARGET_SHIFT};
+use peach2_regmap::csr::{port_reg, Port, PORT_DROPS, PORT_ERRORS};
+use peach2_rtl::harness::Lcg;
+use serde::Serialize;
+use std::str::FromStr;
+
+/// The kinds of fault, in [`FaultSpec`] and report order.
+pub const KINDS: [&str; 4] = ["malformed", "unroutable", "poisoned", "stall"];
+
+/// Rates per kind ([`KINDS`] order), in faults per million cycles.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FaultSpec {
+    /// Faults per million cycles, per kind.
+    pub rates: [f64; 4],
+}
+
+impl FromStr for FaultSpec {
+    type Err = SimError;
+
+    /// `all=R` or a comma list of `kind=R` (kinds: [`KINDS`]).
+    fn from_str(s: &str) -> Result<Self, SimError> {
+        let bad = |why: String| SimError::Scenario(format!("--faults {s:?}: {why}"));
+        let mut spec = FaultSpec::default();
+        for part in s.split(',').filter(|p| !p.trim().is_empty()) {
+            let (kind, rate) = part
+                .split_once('=')
+                .ok_or_else(|| bad(format!("{part:?} is not KIND=RATE")))?;
+            let rate: f64 = rate
+                .trim()
+                .parse()
+                .ok()
+                .filter(|r: &f64| r.is_finite() && *r >= 0.0 && *r <= 1e6)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{rate:?}: a rate in 0..=1000000 per million cycles"
+                    ))
+                })?;
+            match kind.trim() {
+                "all" => spec.rates = [rate; 4],
+                k => {
+                    let i = KINDS.iter().position(|n| *n == k).ok_or_else(|| {
+                        bad(format!("unknown kind {k:?} (all, {})", KINDS.join(", ")))
+                    })?;
+                    spec.rates[i] = rate;
+                }
+            }
+        }
+        Ok(spec)
+    }
+}
+
+/// A cable direction frozen until a cycle.
+struct Frozen {
+    cable: usize,
+    dir: usize,
+    until: u64,
+}
+
+/// Injects the faults of a [`FaultSpec`] into a cluster, cycle by cycle.
+pub struct Injector {
+    spec: FaultSpec,
+    rng: Lcg,
+    frozen: Vec<Frozen>,
+    /// Faults injected per kind.
+    pub injected: [u64; 4],
+    base: Option<Counts>,
+}
+
+/// What the chips' counters and the hosts say, summed over the cluster.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    errors: u64,
+    drops: u64,
+    poisoned: u64,
+}
+
+/// What a fault run found.
+#[derive(Clone, Debug, Serialize)]
+pub struct FaultReport {
+    /// The seed.
+    pub seed: u64,
+    /// Faults injected, by kind.
+    pub faults_injected: serde_json::Map<String, serde_json::Value>,
+    /// Faults the chips or hosts counted, by kind (`stall` is not an error: none).
+    pub faults_detected: serde_json::Map<String, serde_json::Value>,
+    /// Flows a fault took TLPs from (the faults add TLPs and delays only: 0).
+    pub flows_affected: u64,
+    /// Flows no fault took TLPs from.
+    pub flows_unaffected: u64,
+    /// Of those, the flows that arrived whole, in order, byte-exact.
+    pub flows_unaffected_intact: u64,
+    /// Bytes or chunks that arrived wrong, twice or not at all, with no error said.
+    pub silent_corruptions: u64,
+}
+
+impl Injector {
+    /// An injector of `spec` whose choices follow `seed`.
+    pub fn new(spec: FaultSpec, seed: u64) -> Injector {
+        Injector {
+            spec,
+            rng: Lcg(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
+            frozen: Vec::new(),
+            injected: [0; 4],
+            base: None,
+        }
+    }
+
+    /// Reads the counters the faults will move (before the run).
+    pub fn start(&mut self, c: &mut Cluster) -> Result<(), SimError> {
+        self.base = Some(counts(c)?);
+        Ok(())
+    }
+
+    /// This cycle's faults (call before each cluster step).
+    pub fn step(&mut self, c: &mut Cluster) -> Result<(), SimError> {
+        let now = c.cycle;
+        self.frozen.retain(|f| {
+            let thaw = now >= f.until;
+            if thaw {
+                c.cables[f.cable].link.dirs[f.dir].frozen = false;
+            }
+            !thaw
+        });
+        if c.cables.is_empty() {
+            return Ok(());
+        }
+        for kind in 0..KINDS.len() {
+            if !self.rng.chance(self.spec.rates[kind] / 1e6) {
+                continue;
+            }
+            let cable = self.rng.below(c.cables.len() as u64) as usize;
+            let side = self.rng.below(2) as usize;
+            match kind {
+                3 => {
+                    let dir = side;
+                    if c.cables[cable].link.dirs[dir].frozen {
+                        continue;
+                    }
+                    c.cables[cable].link.dirs[dir].frozen = true;
+                    let until = now + 200 + self.rng.below(1800);
+                    self.frozen.push(Frozen { cable, dir, until });
+                }
+                _ => {
+                    let to = c.nodes[c.cables[cable].ends[1 - side].node].id;
+                    let beats = self.tlp(kind, to, c.nodes.len());
+                    c.inject(cable, side, beats)?;
+                }
+            }
+            self.injected[kind] += 1;
+        }
+        Ok(())
+    }
+
+    /// A fault TLP of `kind` (0..=2) entering node `to` of a cluster of `nodes`.
+    fn tlp(&mut self, kind: usize, to: u8, nodes: usize) -> Vec<Beat> {
+        let node = to;
+        let offset = 64 * self.rng.below(1 << 16);
+        let mut addr = GlobalAddr::new(node, Target::Host, offset)
+            .expect("fields in range")
+            .to_u64();
+        if kind == 1 {
+            addr = if nodes < MAX_NODES {
+                let absent = nodes as u64 + self.rng.below((MAX_NODES - nodes) as u64);
+                GlobalAddr::new(absent as u8, Target::Host, offset)
+                    .expect("fields in range")
+                    .to_u64()
+            } else {
+                // Target code 6 is reserved.
+                (addr & !(7 << TARGET_SHIFT)) | (6 << TARGET_SHIFT)
+            };
+        }
+        let data: Vec<u8> = (0..32).map(|_| self.rng.next_u64() as u8).collect();
+        let mut tlp =
+            Tlp::mem_write(Bdf(0x0100), Tag(0), Addr(addr), &data).expect("a valid write");
+        if kind == 2 {
+            tlp = tlp.with_ep(true);
+        }
+        let mut beats = to_beats(&tlp);
+        if kind == 0 {
+            // DW0's low 10 bits are the length: say 16 DWs, carry 8.
+            beats[0].data = (beats[0].data & !0x3ff) | 16;
+        }
+        beats
+    }
+
+    /// Thaws what is frozen and reports, with the scenario's `flows`, how many arrived
+    /// intact (`intact`) and the scoreboard's `errors`.
+    pub fn finish(
+        &mut self,
+        c: &mut Cluster,
+        seed: u64,
+        flows: u64,
+        intact: u64,
+        errors: u64,
+    ) -> Result<FaultReport, SimError> {
+        for f in self.frozen.drain(..) {
+            c.cables[f.cable].link.dirs[f.dir].frozen = false;
+        }
+        let base = self.base.unwrap_or_default();
+        let now = counts(c)?;
+        let detected = [
+            now.errors - base.errors,
+            now.drops - base.drops,
+            now.poisoned - base.poisoned,
+            0,
+        ];
+        let by_kind = |v: [u64; 4]| {
+            KINDS
+                .iter()
+                .zip(v)
+                .map(|(k, n)| (k.to_string(), serde_json::Value::from(n)))
+                .collect()
+        };
+        Ok(FaultReport {
+            seed,
+            faults_injected: by_kind(self.injected),
+            faults_detected: by_kind(detected),
+            flows_affected: 0,
+            flows_unaffected: flows,
+            flows_unaffected_intact: intact,
+            silent_corruptions: errors,
+        })
+    }
+}
+
+/// `ERRORS` and `DROPS` of every port of every chip, and the hosts' dropped poisoned
+/// writes.
+fn counts(c: &mut Cluster) -> Result<Counts, SimError> {
+    let mut reads = Vec::new();
+    for n in 0..c.nodes.len() {
+        for p in Port::ALL {
+            reads.push((n, port_reg(p, PORT_ERRORS)));
+            reads.push((n, port_reg(p, PORT_DROPS)));
+        }
+    }
+    let v = csr_read_all(c, &reads)?;
+    Ok(Counts {
+        errors: v.iter().step_by(2).map(|&x| u64::from(x)).sum(),
+        drops: v.iter().skip(1).step_by(2).map(|&x| u64::from(x)).sum(),
+        poisoned: c
+            .nodes
+            .iter()
+            .map(|n| n.host.rc.counters().poisoned_writes)
+            .sum(),
+    })
+}
+
+/// Cycles the flows get to drain after the traffic of a fault run.
+pub const DRAIN_CYCLES: u64 = 2_000_000;
+
+/// Runs `traffic` on `c` for `cycles` cycles with the faults of `spec` (seeded by
+/// `seed`), then stops issuing and lets every chunk issued arrive (within
+/// [`DRAIN_CYCLES`]; one that does not is a scoreboard error), and reports.
+pub fn run(
+    c: &mut Cluster,
+    traffic: &mut Traffic,
+    spec: FaultSpec,
+    seed: u64,
+    cycles: u64,
+) -> Result<FaultReport, SimError> {
+    let mut inj = Injector::new(spec, seed);
+    inj.start(c)?;
+    let run = traffic.run_with(c, cycles, false, &mut |c| inj.step(c));
+    let run = run.and_then(|()| {
+        // Faults stop with the traffic; what was issued drains.
+        for f in &mut traffic.flows {
+            f.limit = Some(f.issued);
+        }
+        let (ran, wall) = (traffic.summary.cycles, traffic.summary.wall_s);
+        let drained = traffic.run(c, DRAIN_CYCLES, true);
+        let s = &mut traffic.summary;
+        s.cycles += ran;
+        s.wall_s += wall;
+        s.cycles_per_s = s.cycles as f64 / s.wall_s.max(1e-9);
+        drained
+    });
+    c.finish()?;
+    run?;
+    traffic.finish();
+    let flows = traffic.flows.len() as u64;
+    let intact = traffic
+        .flows
+        .iter()
+        .filter(|f| f.delivered == f.issued)
+        .count() as u64;
+    let errors = traffic.summary.errors;
+    inj.finish(c, seed, flows, intact, errors)
+}
