@@ -86,6 +86,12 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             args.chunk
         )));
     }
+    let spec: Option<FaultSpec> = args
+        .faults
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(sim_error)?;
     let profile = profile(&args.profile)?;
     let mut topology = Topology::load(&args.topology)
         .and_then(|t| t.with_routing(&args.routing))
@@ -98,21 +104,12 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
     let ready = bring_up(&mut c).map_err(sim_error)?;
     let setup_s = t0.elapsed().as_secs_f64();
     let mut traffic = Traffic::new(&c, flows(kind, c.nodes.len(), args.chunk, None));
-    let faults = match &args.faults {
-        None => {
-            let run = traffic.run(&mut c, args.cycles, false);
-            c.finish().map_err(sim_error)?;
-            run.map_err(sim_error)?;
-            None
-        }
-        Some(spec) => {
-            let spec: FaultSpec = spec.parse().map_err(sim_error)?;
-            Some(
-                faults::run(&mut c, &mut traffic, spec, args.seed, args.cycles)
-                    .map_err(sim_error)?,
-            )
-        }
+    let run = match spec {
+        None => traffic.run(&mut c, args.cycles, false).map(|()| None),
+        Some(spec) => faults::run(&mut c, &mut traffic, spec, args.seed, args.cycles).map(Some),
     };
+    c.finish().map_err(sim_error)?;
+    let faults = run.map_err(sim_error)?;
     let s = &traffic.summary;
     if args.json {
         let v = serde_json::json!({
@@ -152,8 +149,8 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             println!(
                 "faults (seed {}): injected {}; detected {}; flows intact {} of {}; silent corruptions {}",
                 f.seed,
-                serde_json::Value::Object(f.faults_injected.clone()),
-                serde_json::Value::Object(f.faults_detected.clone()),
+                serde_json::json!(f.faults_injected),
+                serde_json::json!(f.faults_detected),
                 f.flows_unaffected_intact,
                 f.flows_unaffected,
                 f.silent_corruptions

@@ -31,9 +31,32 @@ use peach2_regmap::address::{GlobalAddr, Target, MAX_NODES, TARGET_SHIFT};
 use peach2_regmap::csr::{port_reg, Port, PORT_DROPS, PORT_ERRORS};
 use peach2_rtl::harness::Lcg;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::str::FromStr;
 
-/// The kinds of fault, in [`FaultSpec`] and report order.
+/// The kinds of fault, in [`FaultSpec`] order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FaultKind {
+    Malformed,
+    Unroutable,
+    Poisoned,
+    Stall,
+}
+
+impl FaultKind {
+    const ALL: [FaultKind; 4] = [
+        FaultKind::Malformed,
+        FaultKind::Unroutable,
+        FaultKind::Poisoned,
+        FaultKind::Stall,
+    ];
+
+    fn name(self) -> &'static str {
+        KINDS[self as usize]
+    }
+}
+
+/// The kinds' names, in [`FaultSpec`] order.
 pub const KINDS: [&str; 4] = ["malformed", "unroutable", "poisoned", "stall"];
 
 /// Rates per kind ([`KINDS`] order), in faults per million cycles.
@@ -86,17 +109,18 @@ struct Frozen {
 }
 
 /// Injects the faults of a [`FaultSpec`] into a cluster, cycle by cycle.
-pub struct Injector {
+struct Injector {
     spec: FaultSpec,
     rng: Lcg,
     frozen: Vec<Frozen>,
     /// Faults injected per kind.
-    pub injected: [u64; 4],
-    base: Option<Counts>,
+    injected: [u64; 4],
+    /// The counters before the first fault.
+    base: Counts,
 }
 
 /// What the chips' counters and the hosts say, summed over the cluster.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Counts {
     errors: u64,
     drops: u64,
@@ -109,9 +133,9 @@ pub struct FaultReport {
     /// The seed.
     pub seed: u64,
     /// Faults injected, by kind.
-    pub faults_injected: serde_json::Map<String, serde_json::Value>,
+    pub faults_injected: BTreeMap<&'static str, u64>,
     /// Faults the chips or hosts counted, by kind (`stall` is not an error: none).
-    pub faults_detected: serde_json::Map<String, serde_json::Value>,
+    pub faults_detected: BTreeMap<&'static str, u64>,
     /// Flows a fault took TLPs from (the faults add TLPs and delays only: 0).
     pub flows_affected: u64,
     /// Flows no fault took TLPs from.
@@ -123,25 +147,19 @@ pub struct FaultReport {
 }
 
 impl Injector {
-    /// An injector of `spec` whose choices follow `seed`.
-    pub fn new(spec: FaultSpec, seed: u64) -> Injector {
-        Injector {
+    /// An injector of `spec` whose choices follow `seed`, for `c` as it is now.
+    fn new(spec: FaultSpec, seed: u64, c: &mut Cluster) -> Result<Injector, SimError> {
+        Ok(Injector {
             spec,
             rng: Lcg(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
             frozen: Vec::new(),
             injected: [0; 4],
-            base: None,
-        }
-    }
-
-    /// Reads the counters the faults will move (before the run).
-    pub fn start(&mut self, c: &mut Cluster) -> Result<(), SimError> {
-        self.base = Some(counts(c)?);
-        Ok(())
+            base: counts(c)?,
+        })
     }
 
     /// This cycle's faults (call before each cluster step).
-    pub fn step(&mut self, c: &mut Cluster) -> Result<(), SimError> {
+    fn step(&mut self, c: &mut Cluster) -> Result<(), SimError> {
         let now = c.cycle;
         self.frozen.retain(|f| {
             let thaw = now >= f.until;
@@ -153,41 +171,40 @@ impl Injector {
         if c.cables.is_empty() {
             return Ok(());
         }
-        for kind in 0..KINDS.len() {
-            if !self.rng.chance(self.spec.rates[kind] / 1e6) {
+        for kind in FaultKind::ALL {
+            if !self.rng.chance(self.spec.rates[kind as usize] / 1e6) {
                 continue;
             }
             let cable = self.rng.below(c.cables.len() as u64) as usize;
             let side = self.rng.below(2) as usize;
-            match kind {
-                3 => {
-                    let dir = side;
-                    if c.cables[cable].link.dirs[dir].frozen {
-                        continue;
-                    }
-                    c.cables[cable].link.dirs[dir].frozen = true;
-                    let until = now + 200 + self.rng.below(1800);
-                    self.frozen.push(Frozen { cable, dir, until });
+            if kind == FaultKind::Stall {
+                if c.cables[cable].link.dirs[side].frozen {
+                    continue;
                 }
-                _ => {
-                    let to = c.nodes[c.cables[cable].ends[1 - side].node].id;
-                    let beats = self.tlp(kind, to, c.nodes.len());
-                    c.inject(cable, side, beats)?;
-                }
+                c.cables[cable].link.dirs[side].frozen = true;
+                let until = now + 200 + self.rng.below(1800);
+                self.frozen.push(Frozen {
+                    cable,
+                    dir: side,
+                    until,
+                });
+            } else {
+                let to = c.nodes[c.cables[cable].ends[1 - side].node].id;
+                let beats = self.tlp(kind, to, c.nodes.len());
+                c.inject(cable, side, beats)?;
             }
-            self.injected[kind] += 1;
+            self.injected[kind as usize] += 1;
         }
         Ok(())
     }
 
-    /// A fault TLP of `kind` (0..=2) entering node `to` of a cluster of `nodes`.
-    fn tlp(&mut self, kind: usize, to: u8, nodes: usize) -> Vec<Beat> {
-        let node = to;
+    /// A fault TLP of `kind` (not a stall) entering node `to` of a cluster of `nodes`.
+    fn tlp(&mut self, kind: FaultKind, to: u8, nodes: usize) -> Vec<Beat> {
         let offset = 64 * self.rng.below(1 << 16);
-        let mut addr = GlobalAddr::new(node, Target::Host, offset)
+        let mut addr = GlobalAddr::new(to, Target::Host, offset)
             .expect("fields in range")
             .to_u64();
-        if kind == 1 {
+        if kind == FaultKind::Unroutable {
             addr = if nodes < MAX_NODES {
                 let absent = nodes as u64 + self.rng.below((MAX_NODES - nodes) as u64);
                 GlobalAddr::new(absent as u8, Target::Host, offset)
@@ -201,11 +218,11 @@ impl Injector {
         let data: Vec<u8> = (0..32).map(|_| self.rng.next_u64() as u8).collect();
         let mut tlp =
             Tlp::mem_write(Bdf(0x0100), Tag(0), Addr(addr), &data).expect("a valid write");
-        if kind == 2 {
+        if kind == FaultKind::Poisoned {
             tlp = tlp.with_ep(true);
         }
         let mut beats = to_beats(&tlp);
-        if kind == 0 {
+        if kind == FaultKind::Malformed {
             // DW0's low 10 bits are the length: say 16 DWs, carry 8.
             beats[0].data = (beats[0].data & !0x3ff) | 16;
         }
@@ -214,7 +231,7 @@ impl Injector {
 
     /// Thaws what is frozen and reports, with the scenario's `flows`, how many arrived
     /// intact (`intact`) and the scoreboard's `errors`.
-    pub fn finish(
+    fn finish(
         &mut self,
         c: &mut Cluster,
         seed: u64,
@@ -225,8 +242,7 @@ impl Injector {
         for f in self.frozen.drain(..) {
             c.cables[f.cable].link.dirs[f.dir].frozen = false;
         }
-        let base = self.base.unwrap_or_default();
-        let now = counts(c)?;
+        let (base, now) = (self.base, counts(c)?);
         let detected = [
             now.errors - base.errors,
             now.drops - base.drops,
@@ -234,10 +250,10 @@ impl Injector {
             0,
         ];
         let by_kind = |v: [u64; 4]| {
-            KINDS
-                .iter()
+            FaultKind::ALL
+                .map(FaultKind::name)
+                .into_iter()
                 .zip(v)
-                .map(|(k, n)| (k.to_string(), serde_json::Value::from(n)))
                 .collect()
         };
         Ok(FaultReport {
@@ -279,7 +295,8 @@ pub const DRAIN_CYCLES: u64 = 2_000_000;
 
 /// Runs `traffic` on `c` for `cycles` cycles with the faults of `spec` (seeded by
 /// `seed`), then stops issuing and lets every chunk issued arrive (within
-/// [`DRAIN_CYCLES`]; one that does not is a scoreboard error), and reports.
+/// [`DRAIN_CYCLES`]; one that does not is a scoreboard error), and reports. The caller
+/// finishes the cluster (its logs and traces), as after [`Traffic::run`].
 pub fn run(
     c: &mut Cluster,
     traffic: &mut Traffic,
@@ -287,8 +304,7 @@ pub fn run(
     seed: u64,
     cycles: u64,
 ) -> Result<FaultReport, SimError> {
-    let mut inj = Injector::new(spec, seed);
-    inj.start(c)?;
+    let mut inj = Injector::new(spec, seed, c)?;
     let run = traffic.run_with(c, cycles, false, &mut |c| inj.step(c));
     let run = run.and_then(|()| {
         // Faults stop with the traffic; what was issued drains.
@@ -303,7 +319,6 @@ pub fn run(
         s.cycles_per_s = s.cycles as f64 / s.wall_s.max(1e-9);
         drained
     });
-    c.finish()?;
     run?;
     traffic.finish();
     let flows = traffic.flows.len() as u64;

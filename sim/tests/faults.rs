@@ -115,10 +115,7 @@ fn a_fault_campaign_is_detected_kind_by_kind_and_every_flow_arrives_intact() {
     let r = faults::run(&mut c, &mut t, spec, 7, 60_000).unwrap();
     println!("{r:?}");
     for kind in faults::KINDS {
-        assert!(
-            r.faults_injected[kind].as_u64().unwrap() > 3,
-            "{kind}: {r:?}"
-        );
+        assert!(r.faults_injected[kind] > 3, "{kind}: {r:?}");
     }
     for kind in ["malformed", "unroutable", "poisoned"] {
         assert_eq!(

@@ -6,31 +6,23 @@
 
 mod support;
 
-use peach2_driver::{DescList, MemKind, Placement, TcaError, Wait};
+use peach2_driver::{DescList, MemKind, Placement, TcaError};
 use peach2_regmap::dma::ErrorCause;
-use support::{buffer, check_buffer, cluster, pair, pattern, Driver, GUARD};
+use support::{buffer, check_buffer, cluster, copy_and_check, pair, pattern, Case, Driver, GUARD};
 
-/// Copies `data` from `src` of `a` into `dst` of `b` on channel 0 and checks it.
-fn clean_copy(a: &mut Driver, b: &mut Driver, tag: u32) {
-    let data = pattern(u64::from(tag), 4096);
-    let src = buffer(a, MemKind::Host, 4096, &data);
-    let dst = buffer(b, MemKind::Host, 4096, &[GUARD; 4096]);
-    let mut l = DescList::new();
-    l.memcpy(
-        &dst.handle,
-        0,
-        &src.handle,
-        0,
-        4096,
-        Some(Wait { slot: 2, tag }),
-    );
-    a.set_chain(0, &l, Placement::Internal).unwrap();
-    a.start(0).unwrap();
-    b.wait_recv(a.node(), 2, tag).unwrap();
-    a.wait_dmac(0).unwrap();
-    check_buffer(b, &dst, 0, &data, "the clean copy after the failure");
-    a.free(&src).unwrap();
-    b.free(&dst).unwrap();
+/// A clean 4 KiB host-to-host copy on channel 0, every byte checked
+/// (`support::copy_and_check`).
+fn clean_copy(a: &mut Driver, b: &mut Driver, seed: u64) {
+    let case = Case {
+        src_kind: MemKind::Host,
+        dst_kind: MemKind::Host,
+        src_off: 0,
+        dst_off: 0,
+        len: 4096,
+        placement: Placement::Internal,
+        channel: 0,
+    };
+    copy_and_check(a, b, case, seed);
 }
 
 #[test]
