@@ -53,7 +53,7 @@ struct SimSpeedArgs {
     /// Cycles of the raw core (idle, then random traffic).
     #[arg(long, default_value_t = 200_000)]
     raw_cycles: u64,
-    /// Chip-evaluation thread counts to run each topology with (comma separated;
+    /// Thread counts to run each topology with (comma separated;
     /// default: 1 and this machine's core count).
     #[arg(long, value_delimiter = ',')]
     threads: Vec<usize>,
@@ -318,6 +318,8 @@ fn sim_speed_cmd(a: SimSpeedArgs) -> Result<(), CliError> {
                 "chip_cycles_per_s": chip_cycles.round(),
                 "bytes_delivered": s.bytes_delivered,
                 "errors": s.errors,
+                "lookahead_cycles": s.lookahead_cycles,
+                "syncs_per_cycle": ((s.windows as f64 / s.cycles.max(1) as f64) * 1e4).round() / 1e4,
             });
             if threads == 1 {
                 // Above 1: the cluster costs more per chip-cycle than the raw core under

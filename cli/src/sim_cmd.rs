@@ -46,8 +46,8 @@ pub struct SimArgs {
     json: bool,
     #[command(flatten)]
     trace: TraceArgs,
-    /// Threads that evaluate the chips (results are the same for any count; busy
-    /// clusters run faster on more cores).
+    /// Threads that run the nodes, window by window (results are the same for any
+    /// count; busy clusters run faster on more cores).
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// Inject faults during the traffic: `all=R` or `KIND=R,...` with R faults per
@@ -125,6 +125,8 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             "errors": s.errors,
             "chunks_delivered": s.chunks_delivered,
             "evals_skipped_share": s.evals_skipped_share,
+            "lookahead_cycles": s.lookahead_cycles,
+            "windows": s.windows,
             "setup_cycles": c.cycle - s.cycles,
             "links_ready_after_plug_cycles": ready,
             "setup_wall_s": setup_s,

@@ -1,38 +1,39 @@
-//! A cluster: nodes and cables from a [`Topology`], stepped one core clock at a time.
+//! A cluster: nodes and cables from a [`Topology`], run in windows of cycles.
 //!
-//! Per cycle, for each chip: its inputs are decided from the links (RX beat = the link's
-//! head, TX `ready` = room in the link's TX buffer, `link_up`), it settles, its
-//! handshakes are sampled, it sees the rising edge; then beats move into and out of the
-//! links, links advance, hosts step. Nothing combinational crosses a link, so the chips'
-//! order does not matter.
+//! A node's cycle (`node_cycle`) reads and changes only the node: its chip, host, GPUs,
+//! N link and its ends of the cables. What crosses a cable (TLPs one way, credits the
+//! other) arrives at least the cable's latency after it was sent, so every node can run
+//! that many cycles, the cluster's lookahead, without hearing from the others: a window.
+//! Between windows the cables' messages are handed over. Within a window the nodes are
+//! independent, so with [`Cluster::set_threads`] they run on several threads
+//! (`eval_pool`), one synchronisation per window instead of per cycle. A message is
+//! handed over before the cycle it arrives at in every case, so the simulation is the
+//! same for any thread count and any window length up to the lookahead: one thread runs
+//! the same windows.
 //!
-//! Idle chips cost next to nothing: a Verilated chip whose inputs have not changed for a
-//! few cycles is checked for a fixed point (its whole state unchanged by a clock edge);
-//! from then on, while its inputs stay the same, its state and outputs cannot change, so
-//! it is not evaluated. Any input change wakes it.
-//!
-//! The chips' evaluations within a cycle are independent, so with
-//! [`Cluster::set_threads`] they run on several threads (`eval_pool`); links, hosts and
-//! logs stay on the caller's thread, so the simulation is the same for any count.
+//! What runs beside the nodes (traffic, scoreboards, fault injection) runs as a
+//! [`NodeAgent`] per node, inside the node's window; whatever reads the whole cluster
+//! does so between windows ([`Cluster::step`] is a window of one cycle).
 
-use crate::chip::{reset, Chip, ChipPorts, VlChip};
+use crate::chip::{reset, ChipPorts, VlChip};
 use crate::error::SimError;
 use crate::eval_pool::EvalPool;
 use crate::hdl_chip::HdlChip;
-use crate::link::{Link, Sent};
+use crate::link::{deliver, Link, LinkEnd};
 use crate::node::{Gpu, Host, Node};
+use crate::node_cycle::{Attached, ChipState, NodeStats};
 use crate::topology::{End, SRole, Topology};
 use crate::verilated::{VcdTrace, VlContext};
 use pcie_model::beats::Beat;
 use pcie_model::gpu::GpuEndpoint;
 use pcie_model::root_complex::{AddressRange, RootComplex, RootComplexConfig};
 use pcie_model::tlp::Bdf;
-use peach2_regmap::csr::Port;
 use std::io::Write;
 use std::sync::Arc;
 
 /// Which model the chips run on.
 pub use crate::chip::Backend;
+pub use crate::node_cycle::NodeAgent;
 
 pub use peach2_regmap::host::{BAR0_BASE, BAR2_BASE};
 /// The chip's id in its host's hierarchy.
@@ -43,92 +44,13 @@ pub const HOST_RID: Bdf = Bdf(peach2_regmap::host::HOST_RID);
 pub const GPU_PORT_RID: Bdf = Bdf(0x0010);
 /// 64-bit MMIO window of the GPUs' root port.
 pub const GPU_MMIO64: u64 = 0x4000_0000_0000;
-/// Cycles of unchanged inputs before a chip is checked for a fixed point.
-const SLEEP_CHECK_AFTER: u32 = 4;
-
-/// The inputs a chip saw in a cycle (to detect that nothing changed).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Inputs {
-    pub(crate) rx: [Option<Beat>; 4],
-    pub(crate) tx_ready: [bool; 4],
-    pub(crate) up: [bool; 4],
-}
-
-/// Per-chip stepping state.
-#[derive(Default)]
-pub(crate) struct ChipState {
-    pub(crate) inputs: Inputs,
-    pub(crate) rx_taken: [bool; 4],
-    pub(crate) tx_sent: [Option<Beat>; 4],
-    stable: u32,
-    /// `stable` at which the snapshot was taken.
-    snap_at: Option<u32>,
-    /// `stable` at which the next snapshot is taken (checks back off exponentially
-    /// while the chip is busy inside, e.g. counting a timeout).
-    next_check: u32,
-    asleep: bool,
-    /// Evaluated this cycle (not asleep with unchanged inputs).
-    wake: bool,
-    /// Due for its clock edge this cycle.
-    tick: bool,
-    traced: bool,
-    snapshot: Vec<u8>,
-    /// The error of this cycle's evaluation (set on whichever thread ran it).
-    error: Option<SimError>,
-}
-
-/// One chip's part of a cycle (on any thread): drive its inputs, settle, sample its
-/// handshakes, check for a fixed point, and see the edge if `tick_now` (else
-/// `st.tick` says whether it is due).
-fn eval_chip(chip: &mut dyn Chip, st: &mut ChipState, tick_now: bool) -> Result<(), SimError> {
-    let inp = st.inputs;
-    for port in Port::ALL {
-        let p = port.index() as usize;
-        chip.drive_rx(port, inp.rx[p]);
-        chip.set_tx_ready(port, inp.tx_ready[p]);
-        chip.set_link_up(port, inp.up[p]);
-    }
-    chip.settle()?;
-    for port in Port::ALL {
-        let p = port.index() as usize;
-        st.rx_taken[p] = inp.rx[p].is_some() && chip.rx_ready(port);
-        st.tx_sent[p] = chip.tx_beat(port).filter(|_| inp.tx_ready[p]);
-    }
-    // Fixed-point check, at the same clock phase: the state after settling in this cycle
-    // equals the one after settling in the previous cycle, with the same inputs and no
-    // beat moving. Then every later cycle with these inputs is the same too, and the
-    // edge can be skipped.
-    let quiet = !st.traced
-        && st.stable >= SLEEP_CHECK_AFTER
-        && !st.rx_taken.iter().any(|t| *t)
-        && st.tx_sent.iter().all(Option::is_none);
-    if quiet {
-        if let Some(s) = chip.state() {
-            if st.snap_at.is_some_and(|k| k + 1 == st.stable) && s == st.snapshot.as_slice() {
-                st.asleep = true;
-                return Ok(());
-            }
-            if st.stable >= st.next_check {
-                st.snapshot.clear();
-                st.snapshot.extend_from_slice(s);
-                st.snap_at = Some(st.stable);
-                st.next_check = st.stable + st.stable.clamp(SLEEP_CHECK_AFTER, 4096);
-            }
-        }
-    }
-    st.tick = true;
-    if tick_now {
-        chip.tick()?;
-    }
-    Ok(())
-}
+/// The longest window of a cluster without cables (its nodes never meet).
+const MAX_WINDOW: u64 = 1024;
 
 /// A cable between two chip ports.
 pub struct Cable {
-    /// `ends[i]` sends on `link.dirs[i]`.
+    /// Its two ends; each node holds its own end's link state.
     pub ends: [End; 2],
-    /// The link.
-    pub link: Link,
     /// Name for logs: `a.E-b.W`.
     pub name: String,
 }
@@ -145,15 +67,12 @@ pub struct Cluster {
     pub topology: Topology,
     /// Cycles since reset ended.
     pub cycle: u64,
-    /// Cycle of the last beat that moved anywhere.
-    pub last_progress: u64,
-    /// Chip evaluations skipped because the chip was at a fixed point.
-    pub evals_skipped: u64,
-    /// Chip evaluations done.
-    pub evals_done: u64,
-    /// `(cable, port side)` of each chip port, per node.
-    attach: Vec<[Option<(usize, usize)>; 4]>,
-    pub(crate) state: Vec<ChipState>,
+    /// The cycle of the last stall check.
+    pub(crate) progress_checked: u64,
+    /// The longest window: the shortest cable latency.
+    lookahead: u64,
+    /// The longest window allowed (at most `lookahead`).
+    window_limit: u64,
     ctx: Option<Arc<VlContext>>,
     pool: Option<EvalPool>,
 }
@@ -220,32 +139,47 @@ impl Cluster {
                 })
                 .collect::<Result<Vec<_>, SimError>>()?;
             let mut n_link = Link::new(&p.host_link, p.tx_buffer_beats)?;
-            n_link.up = true;
+            n_link.set_up(true);
             nodes.push(Node {
                 name: spec.name.clone(),
                 id: i as u8,
                 chip,
                 host: Host::new(rc, gpu_port, gpus),
                 n_link,
+                ports: [None, None, None, None],
+                state: ChipState::default(),
+                stats: NodeStats::default(),
+                log: None,
             });
         }
-        let mut attach = vec![[None; 4]; nodes.len()];
         let mut cables = Vec::new();
-        for (ci, ends) in cables_at.iter().enumerate() {
-            for (side, e) in ends.iter().enumerate() {
-                attach[e.node][e.port.index() as usize] = Some((ci, side));
-            }
+        let mut lookahead = MAX_WINDOW;
+        for ends in &cables_at {
             let name = format!(
                 "{}.{:?}-{}.{:?}",
                 nodes[ends[0].node].name, ends[0].port, nodes[ends[1].node].name, ends[1].port
             );
-            cables.push(Cable {
-                ends: *ends,
-                link: Link::new(&p.cable, p.tx_buffer_beats)?,
-                name,
-            });
+            for (side, e) in ends.iter().enumerate() {
+                let far = ends[1 - side];
+                let end = LinkEnd::new(&p.cable, p.tx_buffer_beats)?;
+                lookahead = lookahead.min(end.latency());
+                let dir_name = format!(
+                    "{}.{:?}->{}.{:?}",
+                    nodes[e.node].name, e.port, nodes[far.node].name, far.port
+                );
+                nodes[e.node].ports[e.port.index() as usize] = Some(Attached {
+                    end,
+                    cable_name: name.clone(),
+                    dir_name,
+                });
+            }
+            cables.push(Cable { ends: *ends, name });
         }
-        let state = nodes.iter().map(|_| ChipState::default()).collect();
+        if lookahead == 0 {
+            return Err(SimError::Topology(
+                "cable latency: at least one cycle (nothing crosses a cable within a cycle)".into(),
+            ));
+        }
         Ok(Self {
             vcd: None,
             tlp_log: None,
@@ -253,11 +187,9 @@ impl Cluster {
             cables,
             topology,
             cycle: 0,
-            last_progress: 0,
-            evals_skipped: 0,
-            evals_done: 0,
-            attach,
-            state,
+            progress_checked: 0,
+            lookahead,
+            window_limit: lookahead,
             ctx,
             pool: None,
         })
@@ -291,21 +223,56 @@ impl Cluster {
         }
         self.vcd = Some((VcdTrace::open(&cores, 99, path)?, from, to));
         for &n in chips {
-            self.state[n].traced = true;
+            self.nodes[n].state.traced = true;
         }
         Ok(())
     }
 
-    /// Writes every TLP that enters a cable to `out`, one JSON line each.
+    /// Writes every TLP that enters a cable to `out`, one JSON line each, in cycle order
+    /// (within a cycle, by node and port).
     pub fn log_tlps(&mut self, out: Box<dyn Write>) {
         self.tlp_log = Some(out);
+        for n in &mut self.nodes {
+            n.log = Some(Vec::new());
+        }
     }
 
     /// Plugs every cable: both ends see their link up from the next cycle.
     pub fn plug_all(&mut self) {
-        for c in &mut self.cables {
-            c.link.up = true;
+        for n in &mut self.nodes {
+            for a in n.ports.iter_mut().flatten() {
+                a.end.up = true;
+            }
         }
+    }
+
+    /// End `side` of cable `cable`.
+    pub fn cable_end(&self, cable: usize, side: usize) -> Result<&LinkEnd, SimError> {
+        let e = self.end_of(cable, side)?;
+        Ok(&self.nodes[e.node].ports[e.port.index() as usize]
+            .as_ref()
+            .expect("every cable end is attached")
+            .end)
+    }
+
+    /// End `side` of cable `cable`, to change (between windows).
+    pub fn cable_end_mut(&mut self, cable: usize, side: usize) -> Result<&mut LinkEnd, SimError> {
+        let e = self.end_of(cable, side)?;
+        Ok(&mut self.nodes[e.node].ports[e.port.index() as usize]
+            .as_mut()
+            .expect("every cable end is attached")
+            .end)
+    }
+
+    fn end_of(&self, cable: usize, side: usize) -> Result<End, SimError> {
+        let c = self
+            .cables
+            .get(cable)
+            .ok_or_else(|| SimError::Scenario(format!("no cable {cable}")))?;
+        c.ends
+            .get(side)
+            .copied()
+            .ok_or_else(|| SimError::Scenario(format!("cable {cable}: no side {side}")))
     }
 
     /// Fault injection: puts raw `beats` on cable `cable`'s wire from end `from_side`,
@@ -316,55 +283,72 @@ impl Cluster {
         from_side: usize,
         beats: Vec<Beat>,
     ) -> Result<(), SimError> {
-        let c = self
-            .cables
-            .get_mut(cable)
-            .ok_or_else(|| SimError::Scenario(format!("no cable {cable}")))?;
         if from_side > 1 || beats.is_empty() {
             return Err(SimError::Scenario(
                 "inject: side 0 or 1, at least one beat".into(),
             ));
         }
-        c.link.dirs[from_side].inject(self.cycle, beats);
+        let now = self.cycle;
+        self.cable_end_mut(cable, from_side)?.inject(now, beats);
         Ok(())
     }
 
     /// True if anything is buffered in a link or a host.
     pub fn in_flight(&self) -> bool {
-        self.cables.iter().any(|c| c.link.occupancy() > 0)
-            || self
-                .nodes
-                .iter()
-                .any(|n| n.n_link.occupancy() > 0 || !n.host.is_idle())
-    }
-
-    fn log(&mut self, cable: usize, side: usize, sent: &Sent) -> Result<(), SimError> {
-        let Some(out) = &mut self.tlp_log else {
-            return Ok(());
-        };
-        let c = &self.cables[cable];
-        let (from, to) = (c.ends[side], c.ends[1 - side]);
-        let dir = format!(
-            "{}.{:?}->{}.{:?}",
-            self.nodes[from.node].name, from.port, self.nodes[to.node].name, to.port
-        );
-        let tlp = match &sent.tlp {
-            Ok(t) => t.to_json_value(),
-            Err(e) => {
-                serde_json::json!({ "undecodable": e, "beats": sent.beats.iter().map(|b| b.to_string()).collect::<Vec<_>>() })
-            }
-        };
-        let line =
-            serde_json::json!({ "cycle": self.cycle, "link": c.name, "dir": dir, "tlp": tlp });
-        writeln!(out, "{line}").map_err(|e| SimError::Io {
-            path: "TLP log".into(),
-            source: e,
+        self.nodes.iter().any(|n| {
+            n.n_link.occupancy() > 0
+                || !n.host.is_idle()
+                || n.ports.iter().flatten().any(|a| a.end.occupancy() > 0)
         })
     }
 
-    /// Evaluates the chips on `threads` threads (1: on the caller's only). Results do
-    /// not depend on it; only busy clusters gain (a cycle hands work to the other
-    /// threads when at least two chips are awake). A VCD window evaluates on one.
+    /// Cycle of the last beat that moved anywhere.
+    pub fn last_progress(&self) -> u64 {
+        self.nodes
+            .iter()
+            .map(|n| n.stats.last_progress)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Chip evaluations skipped because the chip was at a fixed point.
+    pub fn evals_skipped(&self) -> u64 {
+        self.nodes.iter().map(|n| n.stats.evals_skipped).sum()
+    }
+
+    /// Chip evaluations done.
+    pub fn evals_done(&self) -> u64 {
+        self.nodes.iter().map(|n| n.stats.evals_done).sum()
+    }
+
+    /// The cluster is at a sync point: a multiple of the lookahead, where every window
+    /// ends whatever the window limit. Decisions about the whole cluster (stop, report a
+    /// stall) taken only there are the same on every schedule.
+    pub fn at_sync_point(&self) -> bool {
+        self.cycle.is_multiple_of(self.lookahead)
+    }
+
+    /// The longest window: the shortest cable latency in cycles (a cluster without
+    /// cables: 1024).
+    pub fn lookahead(&self) -> u64 {
+        self.lookahead
+    }
+
+    /// Limits windows to `cycles` (at least 1; the lookahead if more). The simulation is
+    /// the same for any limit: windows of one cycle hand the cables' messages over every
+    /// cycle, as a purely sequential simulator would, which makes them the reference the
+    /// windowed runs are checked against.
+    pub fn set_window_limit(&mut self, cycles: u64) -> Result<(), SimError> {
+        if cycles == 0 {
+            return Err(SimError::Scenario("window limit: at least 1 cycle".into()));
+        }
+        self.window_limit = cycles.min(self.lookahead);
+        Ok(())
+    }
+
+    /// Runs the nodes on `threads` threads (1: on the caller's only). Results do not
+    /// depend on it; windows of one cycle hand work to the other threads only when at
+    /// least two chips are awake. A VCD window runs on one.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), SimError> {
         if threads == 0 {
             return Err(SimError::Scenario("threads: at least 1".into()));
@@ -380,144 +364,148 @@ impl Cluster {
         Ok(())
     }
 
-    /// Threads that evaluate chips.
+    /// Threads that run nodes.
     pub fn threads(&self) -> usize {
         self.pool.as_ref().map_or(1, EvalPool::threads)
     }
 
     /// One clock cycle of the whole cluster.
     pub fn step(&mut self) -> Result<(), SimError> {
-        let now = self.cycle;
-        let mut moved = false;
-        let mut awake = 0;
-        for n in 0..self.nodes.len() {
-            let mut inp = Inputs::default();
-            for port in Port::ALL {
-                let p = port.index() as usize;
-                let link = if port == Port::N {
-                    Some((&self.nodes[n].n_link, 1))
-                } else {
-                    self.attach[n][p].map(|(c, side)| (&self.cables[c].link, side))
-                };
-                if let Some((l, side)) = link.filter(|(l, _)| l.up) {
-                    inp.rx[p] = l.dirs[1 - side].head();
-                    inp.tx_ready[p] = l.dirs[side].can_accept();
-                    inp.up[p] = true;
-                }
+        let mut none = vec![(); self.nodes.len()];
+        self.run_window(1, &mut none)
+    }
+
+    /// The length of the next window, at most `max` cycles (`max` >= 1): up to the next
+    /// sync point, cut at the edges of a VCD window, one cycle inside it.
+    pub fn next_window(&self, max: u64) -> u64 {
+        let to_sync = self.lookahead - self.cycle % self.lookahead;
+        let mut len = max.clamp(1, self.window_limit).min(to_sync);
+        if let Some((_, from, to)) = &self.vcd {
+            let now = self.cycle;
+            if (*from..*to).contains(&now) {
+                len = 1;
+            } else if now < *from {
+                len = len.min(from - now);
             }
-            let st = &mut self.state[n];
-            st.tick = false;
-            st.wake = !(inp == st.inputs && st.asleep);
-            if !st.wake {
-                self.evals_skipped += 1;
-                continue;
-            }
-            awake += 1;
-            if inp == st.inputs {
-                st.stable += 1;
-            } else {
-                st.stable = 0;
-                st.asleep = false;
-                st.snap_at = None;
-                st.next_check = SLEEP_CHECK_AFTER;
-            }
-            st.inputs = inp;
         }
-        // Waveform times in picoseconds: 4 ns per 250 MHz cycle, clock high at half.
-        let in_window = self
+        len
+    }
+
+    /// Runs `len` cycles, `len` at most [`Cluster::next_window`]'s, with `agents[i]`
+    /// beside node `i`.
+    pub fn run_window<A: NodeAgent>(&mut self, len: u64, agents: &mut [A]) -> Result<(), SimError> {
+        if len == 0 || len > self.next_window(len) || agents.len() != self.nodes.len() {
+            return Err(SimError::Scenario(format!(
+                "a window of {len} cycles with {} agents: 1..={} cycles, one agent per node",
+                agents.len(),
+                self.next_window(len)
+            )));
+        }
+        let (from, to) = (self.cycle, self.cycle + len);
+        let traced = self
             .vcd
             .as_ref()
-            .is_some_and(|(_, from, to)| (*from..*to).contains(&now));
-        // A VCD samples every chip between settling and the edge, so the edges wait.
-        let tick_now = !in_window;
-        match &self.pool {
-            Some(pool) if awake >= 2 => {
-                let mut jobs: Vec<_> = self
+            .is_some_and(|(_, a, b)| (*a..*b).contains(&from));
+        let result = if traced {
+            self.traced_cycle(agents)
+        } else {
+            let awake = self.nodes.iter().filter(|n| !n.state.asleep).count();
+            match &self.pool {
+                Some(pool) if len > 1 || awake >= 2 => {
+                    let mut jobs: Vec<_> = self
+                        .nodes
+                        .iter_mut()
+                        .zip(agents.iter_mut())
+                        .map(|(n, a)| (n, a, Ok(())))
+                        .collect();
+                    pool.for_each_mut(&mut jobs, |(n, a, r)| *r = n.run_window(*a, from, to));
+                    jobs.into_iter().try_for_each(|(_, _, r)| r)
+                }
+                _ => self
                     .nodes
                     .iter_mut()
-                    .zip(self.state.iter_mut())
-                    .filter(|(_, st)| st.wake)
-                    .collect();
-                pool.for_each_mut(&mut jobs, |(node, st)| {
-                    st.error = eval_chip(node.chip.as_mut(), st, tick_now).err();
-                });
+                    .zip(agents.iter_mut())
+                    .try_for_each(|(n, a)| n.run_window(a, from, to)),
             }
-            _ => {
-                for (node, st) in self.nodes.iter_mut().zip(self.state.iter_mut()) {
-                    if st.wake {
-                        st.error = eval_chip(node.chip.as_mut(), st, tick_now).err();
-                    }
-                }
+        };
+        self.cycle = to;
+        result?;
+        self.exchange();
+        self.write_log()
+    }
+
+    /// One cycle inside the VCD window: every chip settles, the VCD samples, the edges
+    /// come, the VCD samples again (waveform times in picoseconds: 4 ns per 250 MHz
+    /// cycle, clock high at half).
+    fn traced_cycle<A: NodeAgent>(&mut self, agents: &mut [A]) -> Result<(), SimError> {
+        let now = self.cycle;
+        for (n, a) in self.nodes.iter_mut().zip(agents.iter_mut()) {
+            a.before_cycle(n, now)?;
+            n.eval(false)?;
+        }
+        if let Some((vcd, _, _)) = &mut self.vcd {
+            vcd.dump(4000 * now)?;
+        }
+        for n in &mut self.nodes {
+            n.tick_deferred()?;
+        }
+        if let Some((vcd, _, _)) = &mut self.vcd {
+            vcd.dump(4000 * now + 2000)?;
+        }
+        for (n, a) in self.nodes.iter_mut().zip(agents.iter_mut()) {
+            n.finish_cycle(now);
+            a.after_cycle(n, now);
+        }
+        Ok(())
+    }
+
+    /// Hands every cable's messages to the far end.
+    fn exchange(&mut self) {
+        for ci in 0..self.cables.len() {
+            let [a, b] = self.cables[ci].ends;
+            let (pa, pb) = (a.port.index() as usize, b.port.index() as usize);
+            let (x, y) = if a.node == b.node {
+                let Ok([x, y]) = self.nodes[a.node].ports.get_disjoint_mut([pa, pb]) else {
+                    unreachable!("validated: a port has one cable");
+                };
+                (x, y)
+            } else {
+                let Ok([m, n]) = self.nodes.get_disjoint_mut([a.node, b.node]) else {
+                    unreachable!("two nodes");
+                };
+                (&mut m.ports[pa], &mut n.ports[pb])
+            };
+            let (Some(x), Some(y)) = (x, y) else {
+                unreachable!("every cable end is attached");
+            };
+            if x.end.has_mail() {
+                deliver(&mut x.end, &mut y.end);
+            }
+            if y.end.has_mail() {
+                deliver(&mut y.end, &mut x.end);
             }
         }
-        for st in &mut self.state {
-            if !st.wake {
-                continue;
-            }
-            if let Some(e) = st.error.take() {
-                return Err(e);
-            }
-            if st.asleep {
-                self.evals_skipped += 1;
-            } else if tick_now {
-                self.evals_done += 1;
-            }
-        }
-        if in_window {
-            if let Some((vcd, _, _)) = &mut self.vcd {
-                vcd.dump(4000 * now)?;
-            }
-            for (node, st) in self.nodes.iter_mut().zip(&self.state) {
-                if st.tick {
-                    node.chip.tick()?;
-                    self.evals_done += 1;
-                }
-            }
-            if let Some((vcd, _, _)) = &mut self.vcd {
-                vcd.dump(4000 * now + 2000)?;
+    }
+
+    /// Writes the nodes' TLP log lines of the last window, by cycle, then node.
+    fn write_log(&mut self) -> Result<(), SimError> {
+        let Some(out) = &mut self.tlp_log else {
+            return Ok(());
+        };
+        let mut lines: Vec<(u64, usize, String)> = Vec::new();
+        for (i, n) in self.nodes.iter_mut().enumerate() {
+            if let Some(log) = &mut n.log {
+                lines.extend(log.drain(..).map(|(c, l)| (c, i, l)));
             }
         }
-        // Beats move.
-        for n in 0..self.nodes.len() {
-            for port in Port::ALL {
-                let p = port.index() as usize;
-                let (taken, sent) = (self.state[n].rx_taken[p], self.state[n].tx_sent[p]);
-                if !taken && sent.is_none() {
-                    continue;
-                }
-                moved = true;
-                if port == Port::N {
-                    let l = &mut self.nodes[n].n_link;
-                    if taken {
-                        l.take(0, now);
-                    }
-                    if let Some(b) = sent {
-                        l.dirs[1].accept(b);
-                    }
-                    continue;
-                }
-                let (c, side) = self.attach[n][p].expect("a moving port has a cable");
-                if taken {
-                    self.cables[c].link.take(1 - side, now);
-                }
-                if let Some(b) = sent {
-                    if let Some(s) = self.cables[c].link.dirs[side].accept(b) {
-                        self.log(c, side, &s)?;
-                    }
-                }
-            }
+        // Stable: a node's lines of one cycle stay in port order.
+        lines.sort_by_key(|(c, i, _)| (*c, *i));
+        for (_, _, l) in lines {
+            writeln!(out, "{l}").map_err(|e| SimError::Io {
+                path: "TLP log".into(),
+                source: e,
+            })?;
         }
-        for c in &mut self.cables {
-            c.link.advance(now);
-        }
-        for node in &mut self.nodes {
-            moved |= node.host.step(now, &mut node.n_link);
-            node.n_link.advance(now);
-        }
-        if moved {
-            self.last_progress = now;
-        }
-        self.cycle += 1;
         Ok(())
     }
 

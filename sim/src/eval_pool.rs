@@ -1,10 +1,12 @@
-//! Worker threads that evaluate the chips of one clock cycle in parallel.
+//! Worker threads that run the nodes of one window in parallel.
 //!
-//! Within a cycle the chips are independent (nothing combinational crosses a link), so
-//! their evaluations can run on several cores; the cluster waits for all of them before
-//! beats move. A cycle of a busy chip is a few microseconds, so the hand-off must cost
-//! far less: workers spin on a generation counter (then yield, then park when the
-//! cluster is idle for long), never a mutex and condition variable per cycle.
+//! Within a window the nodes are independent (what crosses a cable arrives after the
+//! window), so they can run on several cores; the cluster waits for all of them before
+//! the cables' messages are handed over. A window of one busy node is a few hundred
+//! microseconds and a window of one cycle a few, so the hand-off must cost far less:
+//! workers spin on a generation counter (then yield, then park when the cluster is idle
+//! for long), never a mutex and condition variable per window. Nodes are claimed one at
+//! a time, so a busy node does not wait behind idle ones on the same thread.
 //!
 //! Results do not depend on the thread count: each item is processed by exactly one
 //! thread and items do not share state.
@@ -15,7 +17,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle, Thread};
 use std::time::Duration;
 
-/// Spins before a waiting thread starts yielding its core.
+/// Spins before a waiting thread starts yielding its core (none when the pool has more
+/// threads than the machine has cores: a spinning thread would take the core from one
+/// that still has a node to run).
 const SPINS: u32 = 4_000;
 /// Yields before a waiting worker parks (the cluster has gone idle).
 const YIELDS: u32 = 2_000;
@@ -33,6 +37,8 @@ struct Shared {
     panicked: AtomicBool,
     sleepers: AtomicUsize,
     stop: AtomicBool,
+    /// Spins before yielding: `SPINS`, or 0 when oversubscribed.
+    spins: u32,
 }
 
 /// A pool of `threads - 1` workers; the calling thread is the last one.
@@ -55,6 +61,11 @@ impl EvalPool {
             panicked: AtomicBool::new(false),
             sleepers: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
+            spins: if threads > thread::available_parallelism().map_or(1, usize::from) {
+                0
+            } else {
+                SPINS
+            },
         });
         let mut pool = Self {
             shared,
@@ -107,7 +118,7 @@ impl EvalPool {
         let mine = catch_unwind(AssertUnwindSafe(|| run(s, job)));
         let mut spins = 0u32;
         while s.done.load(Ordering::Acquire) < self.workers.len() {
-            backoff(&mut spins);
+            backoff(&mut spins, s.spins);
         }
         *s.job.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let worker_panicked = s.panicked.swap(false, Ordering::Relaxed);
@@ -115,7 +126,7 @@ impl EvalPool {
             resume_unwind(p);
         }
         if worker_panicked {
-            panic!("a chip evaluation panicked on a worker thread");
+            panic!("a node panicked on a worker thread");
         }
     }
 }
@@ -151,8 +162,8 @@ fn run(s: &Shared, job: Job) {
     }
 }
 
-fn backoff(spins: &mut u32) {
-    if *spins < SPINS {
+fn backoff(spins: &mut u32, limit: u32) {
+    if *spins < limit {
         std::hint::spin_loop();
     } else {
         thread::yield_now();
@@ -170,7 +181,7 @@ fn worker(s: &Shared) {
                 seen = g;
                 break;
             }
-            if spins >= SPINS + YIELDS {
+            if spins >= s.spins + YIELDS {
                 s.sleepers.fetch_add(1, Ordering::SeqCst);
                 if s.generation.load(Ordering::SeqCst) == seen {
                     // The timeout only bounds a wake-up this protocol should not miss.
@@ -179,7 +190,7 @@ fn worker(s: &Shared) {
                 s.sleepers.fetch_sub(1, Ordering::SeqCst);
                 continue;
             }
-            backoff(&mut spins);
+            backoff(&mut spins, s.spins);
         }
         if s.stop.load(Ordering::SeqCst) {
             return;

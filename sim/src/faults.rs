@@ -2,7 +2,9 @@
 //! counters and the hosts made of them.
 //!
 //! A [`FaultSpec`] gives each kind a rate in faults per million cycles; `all=R` gives
-//! every kind `R`. Each cycle, each kind fires with its rate's chance:
+//! every kind `R`. Each cycle, each kind fires with its rate's chance (drawn for the
+//! whole run before it starts, and applied by the node each fault happens at, so a
+//! fault run is the same on any number of threads):
 //!
 //! - `malformed`: a write whose length field says more DWs than it carries enters a
 //!   random cable, towards a random end, for the receiving node; the receiving chip must
@@ -21,8 +23,9 @@
 //! every flow must arrive intact: the scenario's scoreboard counts any byte that does
 //! not as a silent corruption.
 
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, NodeAgent};
 use crate::error::SimError;
+use crate::node::Node;
 use crate::scenario::Traffic;
 use crate::setup::csr_read_all;
 use pcie_model::beats::{to_beats, Beat};
@@ -31,7 +34,7 @@ use peach2_regmap::address::{GlobalAddr, Target, MAX_NODES, TARGET_SHIFT};
 use peach2_regmap::csr::{port_reg, Port, PORT_DROPS, PORT_ERRORS};
 use peach2_rtl::harness::Lcg;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::str::FromStr;
 
 /// The kinds of fault, in [`FaultSpec`] order.
@@ -101,20 +104,64 @@ impl FromStr for FaultSpec {
     }
 }
 
-/// A cable direction frozen until a cycle.
-struct Frozen {
-    cable: usize,
-    dir: usize,
-    until: u64,
+/// What a fault does at the node it happens at.
+enum Action {
+    /// Raw beats enter the wire of the cable at `port`, towards the far node.
+    Inject { port: Port, beats: Vec<Beat> },
+    /// The receiver at `port` takes nothing until cycle `until`.
+    Freeze { port: Port, until: u64 },
 }
 
-/// Injects the faults of a [`FaultSpec`] into a cluster, cycle by cycle.
+/// One node's faults, applied beside the node at their cycles.
+#[derive(Default)]
+struct NodeFaults {
+    /// `(cycle, kind, action)`, in cycle order.
+    due: VecDeque<(u64, FaultKind, Action)>,
+    /// Receivers frozen, until a cycle.
+    frozen: Vec<(Port, u64)>,
+    /// Faults injected per kind.
+    injected: [u64; 4],
+}
+
+impl NodeAgent for NodeFaults {
+    fn before_cycle(&mut self, node: &mut Node, now: u64) -> Result<(), SimError> {
+        self.frozen.retain(|&(port, until)| {
+            let thaw = now >= until;
+            if thaw {
+                set_frozen(node, port, false);
+            }
+            !thaw
+        });
+        while self.due.front().is_some_and(|(at, _, _)| *at <= now) {
+            let (_, kind, action) = self.due.pop_front().expect("checked");
+            match action {
+                Action::Inject { port, beats } => {
+                    if let Some(a) = &mut node.ports[port.index() as usize] {
+                        a.end.inject(now, beats);
+                    }
+                }
+                Action::Freeze { port, until } => {
+                    set_frozen(node, port, true);
+                    self.frozen.push((port, until));
+                }
+            }
+            self.injected[kind as usize] += 1;
+        }
+        Ok(())
+    }
+}
+
+/// Freezes or thaws the receiver of `node`'s cable at `port`.
+fn set_frozen(node: &mut Node, port: Port, frozen: bool) {
+    if let Some(a) = &mut node.ports[port.index() as usize] {
+        a.end.rx.frozen = frozen;
+    }
+}
+
+/// Draws the faults of a [`FaultSpec`] for a run, node by node.
 struct Injector {
     spec: FaultSpec,
     rng: Lcg,
-    frozen: Vec<Frozen>,
-    /// Faults injected per kind.
-    injected: [u64; 4],
     /// The counters before the first fault.
     base: Counts,
 }
@@ -152,50 +199,50 @@ impl Injector {
         Ok(Injector {
             spec,
             rng: Lcg(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
-            frozen: Vec::new(),
-            injected: [0; 4],
             base: counts(c)?,
         })
     }
 
-    /// This cycle's faults (call before each cluster step).
-    fn step(&mut self, c: &mut Cluster) -> Result<(), SimError> {
-        let now = c.cycle;
-        self.frozen.retain(|f| {
-            let thaw = now >= f.until;
-            if thaw {
-                c.cables[f.cable].link.dirs[f.dir].frozen = false;
-            }
-            !thaw
-        });
+    /// The faults of cycles `c.cycle..c.cycle + cycles`, drawn cycle by cycle (each kind
+    /// with its rate's chance, on a random cable and direction) and handed to the node
+    /// each happens at: an injection to the sending node, a stall to the receiving one.
+    fn schedule(&mut self, c: &Cluster, cycles: u64) -> Vec<NodeFaults> {
+        let mut nodes: Vec<NodeFaults> = c.nodes.iter().map(|_| NodeFaults::default()).collect();
         if c.cables.is_empty() {
-            return Ok(());
+            return nodes;
         }
-        for kind in FaultKind::ALL {
-            if !self.rng.chance(self.spec.rates[kind as usize] / 1e6) {
-                continue;
-            }
-            let cable = self.rng.below(c.cables.len() as u64) as usize;
-            let side = self.rng.below(2) as usize;
-            if kind == FaultKind::Stall {
-                if c.cables[cable].link.dirs[side].frozen {
+        // Per cable and direction, the cycle its receiver thaws (no second stall before).
+        let mut thaw = vec![[0u64; 2]; c.cables.len()];
+        for now in c.cycle..c.cycle + cycles {
+            for kind in FaultKind::ALL {
+                if !self.rng.chance(self.spec.rates[kind as usize] / 1e6) {
                     continue;
                 }
-                c.cables[cable].link.dirs[side].frozen = true;
-                let until = now + 200 + self.rng.below(1800);
-                self.frozen.push(Frozen {
-                    cable,
-                    dir: side,
-                    until,
-                });
-            } else {
-                let to = c.nodes[c.cables[cable].ends[1 - side].node].id;
-                let beats = self.tlp(kind, to, c.nodes.len());
-                c.inject(cable, side, beats)?;
+                let cable = self.rng.below(c.cables.len() as u64) as usize;
+                let side = self.rng.below(2) as usize;
+                let (from, to) = (c.cables[cable].ends[side], c.cables[cable].ends[1 - side]);
+                if kind == FaultKind::Stall {
+                    if now < thaw[cable][side] {
+                        continue;
+                    }
+                    let until = now + 200 + self.rng.below(1800);
+                    thaw[cable][side] = until;
+                    let a = Action::Freeze {
+                        port: to.port,
+                        until,
+                    };
+                    nodes[to.node].due.push_back((now, kind, a));
+                } else {
+                    let beats = self.tlp(kind, c.nodes[to.node].id, c.nodes.len());
+                    let a = Action::Inject {
+                        port: from.port,
+                        beats,
+                    };
+                    nodes[from.node].due.push_back((now, kind, a));
+                }
             }
-            self.injected[kind as usize] += 1;
         }
-        Ok(())
+        nodes
     }
 
     /// A fault TLP of `kind` (not a stall) entering node `to` of a cluster of `nodes`.
@@ -229,18 +276,25 @@ impl Injector {
         beats
     }
 
-    /// Thaws what is frozen and reports, with the scenario's `flows`, how many arrived
-    /// intact (`intact`) and the scoreboard's `errors`.
+    /// Thaws what `nodes` froze and reports, with the scenario's `flows`, how many
+    /// arrived intact (`intact`) and the scoreboard's `errors`.
     fn finish(
         &mut self,
         c: &mut Cluster,
+        nodes: &mut [NodeFaults],
         seed: u64,
         flows: u64,
         intact: u64,
         errors: u64,
     ) -> Result<FaultReport, SimError> {
-        for f in self.frozen.drain(..) {
-            c.cables[f.cable].link.dirs[f.dir].frozen = false;
+        let mut injected = [0; 4];
+        for (n, f) in nodes.iter_mut().enumerate() {
+            for (port, _) in f.frozen.drain(..) {
+                set_frozen(&mut c.nodes[n], port, false);
+            }
+            for (k, i) in injected.iter_mut().zip(f.injected) {
+                *k += i;
+            }
         }
         let (base, now) = (self.base, counts(c)?);
         let detected = [
@@ -258,7 +312,7 @@ impl Injector {
         };
         Ok(FaultReport {
             seed,
-            faults_injected: by_kind(self.injected),
+            faults_injected: by_kind(injected),
             faults_detected: by_kind(detected),
             flows_affected: 0,
             flows_unaffected: flows,
@@ -305,14 +359,16 @@ pub fn run(
     cycles: u64,
 ) -> Result<FaultReport, SimError> {
     let mut inj = Injector::new(spec, seed, c)?;
-    let run = traffic.run_with(c, cycles, false, &mut |c| inj.step(c));
+    let mut nodes = inj.schedule(c, cycles);
+    let run = traffic.run_with(c, cycles, false, &mut nodes);
     let run = run.and_then(|()| {
-        // Faults stop with the traffic; what was issued drains.
+        // Faults stop with the traffic (stalls still end when due); what was issued
+        // drains.
         for f in &mut traffic.flows {
             f.limit = Some(f.issued);
         }
         let (ran, wall) = (traffic.summary.cycles, traffic.summary.wall_s);
-        let drained = traffic.run(c, DRAIN_CYCLES, true);
+        let drained = traffic.run_with(c, DRAIN_CYCLES, true, &mut nodes);
         let s = &mut traffic.summary;
         s.cycles += ran;
         s.wall_s += wall;
@@ -328,5 +384,5 @@ pub fn run(
         .filter(|f| f.delivered == f.issued)
         .count() as u64;
     let errors = traffic.summary.errors;
-    inj.finish(c, seed, flows, intact, errors)
+    inj.finish(c, &mut nodes, seed, flows, intact, errors)
 }

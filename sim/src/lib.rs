@@ -26,6 +26,7 @@ pub mod hdl_chip;
 pub mod icarus;
 pub mod link;
 pub mod node;
+mod node_cycle;
 pub mod pins;
 pub mod scenario;
 pub mod setup;

@@ -9,6 +9,13 @@
 //! receiver returns credits (UpdateFC) and Acks as DLLPs that take wire time in the
 //! opposite direction and arrive after the same latency. A saturated link therefore
 //! carries what a real one does and no more.
+//!
+//! Each end is a [`LinkEnd`]: the sending half of one direction and the receiving half
+//! of the other, everything its own port reads or changes. The ends meet only through
+//! messages that arrive at least the link's latency after they were sent (TLPs on the
+//! wire one way, UpdateFCs the other), kept in the sender's outbox until [`deliver`]
+//! moves them to the far end. So the two ends of a cable can be simulated apart for up
+//! to that latency: the cluster's lookahead.
 
 use crate::error::SimError;
 use pcie_model::bandwidth::BandwidthGate;
@@ -38,105 +45,65 @@ pub struct Sent {
     pub tlp: Result<Tlp, String>,
 }
 
-/// One direction of a link.
+/// The sending half of one direction: the TX buffer, the credits the far receiver
+/// granted, and the wire's serializer.
 #[derive(Debug)]
-pub struct LinkDir {
+pub struct TxHalf {
     latency: u64,
     framing_bytes: u32,
     serializer: BandwidthGate,
     tx_fc: FcTransmitter,
-    rx_fc: FcReceiver,
-    dllps: DllpSchedule,
     tx_capacity: usize,
     tx_partial: Vec<Beat>,
     tx_wait: VecDeque<(Vec<Beat>, FcCost)>,
     tx_beats: usize,
-    flight: VecDeque<InFlight>,
-    rx_cur: Option<(InFlight, usize)>,
+    /// UpdateFCs from the far receiver, by arrival cycle (inbox).
     updates: VecDeque<(u64, UpdateFc)>,
+    /// TLPs put on the wire, not yet handed to the far end (outbox).
+    wire: VecDeque<InFlight>,
     /// TLPs that entered the wire.
     pub tlps: u64,
+    /// TLPs put on the wire by [`LinkEnd::inject`].
+    pub injected: u64,
+}
+
+/// The receiving half of one direction: TLPs arriving, the one offered to the
+/// application, and the credits it returns.
+#[derive(Debug)]
+pub struct RxHalf {
+    latency: u64,
+    rx_fc: FcReceiver,
+    dllps: DllpSchedule,
+    /// TLPs from the far end, by arrival cycle (inbox).
+    flight: VecDeque<InFlight>,
+    rx_cur: Option<(InFlight, usize)>,
+    /// UpdateFCs for the far sender, not yet handed over (outbox).
+    credits: VecDeque<(u64, UpdateFc)>,
     /// Beats the receiver took.
     pub beats_delivered: u64,
-    /// TLPs put on the wire by [`LinkDir::inject`].
-    pub injected: u64,
     /// Fault: the receiving hard IP hands nothing to the application (a dead port).
     pub frozen: bool,
 }
 
-impl LinkDir {
-    fn new(timing: &LinkTiming, tx_capacity: usize) -> Result<Self, SimError> {
-        let adv = FcAdvertisement::endpoint_default();
-        let fc = |e: pcie_model::credits::FcError| SimError::Topology(e.to_string());
-        let enc = timing.encoding();
-        Ok(Self {
-            latency: timing.latency_cycles().0,
-            framing_bytes: enc.tlp_framing_bytes() + enc.sequence_bytes() + LCRC_BYTES,
-            serializer: timing.serializer(),
-            tx_fc: FcTransmitter::new(&adv).map_err(fc)?,
-            rx_fc: FcReceiver::new(adv).map_err(fc)?,
-            dllps: timing.dllp_schedule(),
-            tx_capacity,
-            tx_partial: Vec::new(),
-            tx_wait: VecDeque::new(),
-            tx_beats: 0,
-            flight: VecDeque::new(),
-            rx_cur: None,
-            updates: VecDeque::new(),
-            tlps: 0,
-            beats_delivered: 0,
-            injected: 0,
-            frozen: false,
-        })
-    }
+/// One end of a link: it sends on one direction and receives on the other.
+#[derive(Debug)]
+pub struct LinkEnd {
+    /// The direction this end sends on.
+    pub tx: TxHalf,
+    /// The direction this end receives on.
+    pub rx: RxHalf,
+    /// This end sees its data link up.
+    pub up: bool,
+}
 
-    /// The sender may hand over a beat this cycle.
-    #[inline]
-    pub fn can_accept(&self) -> bool {
-        self.tx_beats < self.tx_capacity
-    }
-
-    /// The sender hands over `beat`; on its last beat, returns the TLP for the log.
-    pub fn accept(&mut self, beat: Beat) -> Option<Sent> {
-        self.tx_beats += 1;
-        self.tx_partial.push(beat);
-        if !beat.eop {
-            return None;
-        }
-        let beats = std::mem::take(&mut self.tx_partial);
-        let tlp = tlp_from_beats(&beats).map_err(|e| e.to_string());
-        // A TLP the model cannot decode is charged as a posted request of its size.
-        let cost = match &tlp {
-            Ok(t) => FcCost::of_tlp(t),
-            Err(_) => FcCost::new(
-                FlowClass::Posted,
-                (4 * beats.len() as u32).saturating_sub(16),
-            ),
-        };
-        self.tx_wait.push_back((beats.clone(), cost));
-        Some(Sent { beats, tlp })
-    }
-
-    /// Puts raw beats on the wire at `now`, outside flow control (a fault injection).
-    pub fn inject(&mut self, now: u64, beats: Vec<Beat>) {
-        self.injected += 1;
-        self.flight.push_back(InFlight {
-            arrival: now + self.latency,
-            beats,
-            cost: None,
-        });
-    }
-
+impl TxHalf {
     fn wire_bytes(&self, beats: &[Beat]) -> u64 {
         let dws: usize = beats.iter().map(Beat::used_lanes).sum();
         u64::from(self.framing_bytes) + 4 * dws as u64
     }
 
-    /// Moves TLPs onto the wire (credits permitting) and into the receiver's view.
+    /// Applies the credits that have arrived and moves TLPs onto the wire.
     fn advance(&mut self, now: u64) {
-        if self.updates.is_empty() && self.tx_wait.is_empty() && self.flight.is_empty() {
-            return;
-        }
         while let Some((t, _)) = self.updates.front() {
             if *t > now {
                 break;
@@ -155,34 +122,53 @@ impl LinkDir {
             let (beats, cost) = self.tx_wait.pop_front().expect("checked");
             self.tx_beats -= beats.len();
             self.tlps += 1;
-            self.flight.push_back(InFlight {
+            self.wire.push_back(InFlight {
                 arrival: done + self.latency,
                 beats,
                 cost: Some(cost),
             });
         }
+    }
+
+    fn occupancy(&self) -> usize {
+        self.tx_beats
+            + self.tx_partial.len()
+            + self.wire.iter().map(|f| f.beats.len()).sum::<usize>()
+    }
+
+    /// Why this half is holding traffic, for stall reports.
+    pub fn describe(&self) -> String {
+        let blocked = self
+            .tx_wait
+            .front()
+            .and_then(|(_, c)| self.tx_fc.check(c).err())
+            .map_or(String::new(), |b| format!(", head blocked: {b}"));
+        format!(
+            "{} beats in TX buffer ({} TLPs waiting{blocked}), {} TLPs on the wire not yet handed over",
+            self.tx_beats,
+            self.tx_wait.len(),
+            self.wire.len(),
+        )
+    }
+}
+
+impl RxHalf {
+    /// Offers the next arrived TLP to the application.
+    fn advance(&mut self, now: u64) {
         if self.rx_cur.is_none() && self.flight.front().is_some_and(|f| f.arrival <= now) {
             let f = self.flight.pop_front().expect("checked");
             if let Some(c) = &f.cost {
-                // Credits were checked by the transmitter side of this same model.
+                // Credits were checked by the far transmitter against this receiver's
+                // advertisement.
                 let _ = self.rx_fc.on_receive(c);
             }
             self.rx_cur = Some((f, 0));
         }
     }
 
-    /// The beat the receiver sees this cycle.
-    #[inline]
-    pub fn head(&self) -> Option<Beat> {
-        if self.frozen {
-            return None;
-        }
-        self.rx_cur.as_ref().map(|(f, i)| f.beats[*i])
-    }
-
-    /// The receiver took the head beat at `now`. Returns the wire bytes of the DLLPs it
-    /// owes the other direction when a TLP has been taken completely.
-    fn take(&mut self, now: u64, reverse_gate: &mut BandwidthGate) {
+    /// The application took the head beat at `now`; a TLP taken completely releases its
+    /// credits, returned as DLLPs on `reverse`, this end's own wire.
+    fn take(&mut self, now: u64, reverse: &mut BandwidthGate) {
         self.beats_delivered += 1;
         let Some((f, i)) = &mut self.rx_cur else {
             return;
@@ -198,34 +184,22 @@ impl LinkDir {
         let due = self.dllps.on_tlp();
         let mut at = now;
         if due.wire_bytes() > 0 {
-            at = reverse_gate
-                .reserve(Cycles(now), u64::from(due.wire_bytes()))
-                .0;
+            at = reverse.reserve(Cycles(now), u64::from(due.wire_bytes())).0;
         }
         if let Ok(Some(u)) = self.rx_fc.release(&cost) {
-            self.updates.push_back((at + self.latency, u));
+            self.credits.push_back((at + self.latency, u));
         }
     }
 
-    /// Beats buffered or in flight in this direction.
-    pub fn occupancy(&self) -> usize {
-        self.tx_beats
-            + self.tx_partial.len()
-            + self.flight.iter().map(|f| f.beats.len()).sum::<usize>()
+    fn occupancy(&self) -> usize {
+        self.flight.iter().map(|f| f.beats.len()).sum::<usize>()
             + self.rx_cur.as_ref().map_or(0, |(f, i)| f.beats.len() - i)
     }
 
-    /// Why this direction is holding traffic, for stall reports.
+    /// Why this half is holding traffic, for stall reports.
     pub fn describe(&self, now: u64) -> String {
-        let blocked = self
-            .tx_wait
-            .front()
-            .and_then(|(_, c)| self.tx_fc.check(c).err())
-            .map_or(String::new(), |b| format!(", head blocked: {b}"));
         format!(
-            "{} beats in TX buffer ({} TLPs waiting{blocked}), {} TLPs on the wire, receiver {}",
-            self.tx_beats,
-            self.tx_wait.len(),
+            "{} TLPs arriving, receiver {}",
             self.flight.len(),
             match &self.rx_cur {
                 Some((f, i)) => format!(
@@ -239,43 +213,272 @@ impl LinkDir {
     }
 }
 
-/// A link: `dirs[0]` carries traffic from end 0 to end 1, `dirs[1]` back.
+impl LinkEnd {
+    /// An end of a link with `timing` and a TX buffer of `tx_capacity` beats, down.
+    pub fn new(timing: &LinkTiming, tx_capacity: usize) -> Result<Self, SimError> {
+        let adv = FcAdvertisement::endpoint_default();
+        let fc = |e: pcie_model::credits::FcError| SimError::Topology(e.to_string());
+        let enc = timing.encoding();
+        let latency = timing.latency_cycles().0;
+        Ok(Self {
+            tx: TxHalf {
+                latency,
+                framing_bytes: enc.tlp_framing_bytes() + enc.sequence_bytes() + LCRC_BYTES,
+                serializer: timing.serializer(),
+                tx_fc: FcTransmitter::new(&adv).map_err(fc)?,
+                tx_capacity,
+                tx_partial: Vec::new(),
+                tx_wait: VecDeque::new(),
+                tx_beats: 0,
+                updates: VecDeque::new(),
+                wire: VecDeque::new(),
+                tlps: 0,
+                injected: 0,
+            },
+            rx: RxHalf {
+                latency,
+                rx_fc: FcReceiver::new(adv).map_err(fc)?,
+                dllps: timing.dllp_schedule(),
+                flight: VecDeque::new(),
+                rx_cur: None,
+                credits: VecDeque::new(),
+                beats_delivered: 0,
+                frozen: false,
+            },
+            up: false,
+        })
+    }
+
+    /// Cycles between a message leaving this end and the far end seeing it, at least.
+    pub fn latency(&self) -> u64 {
+        self.tx.latency
+    }
+
+    /// The sender may hand over a beat this cycle.
+    #[inline]
+    pub fn can_accept(&self) -> bool {
+        self.tx.tx_beats < self.tx.tx_capacity
+    }
+
+    /// The sender hands over `beat`; on its last beat, returns the TLP for the log.
+    pub fn accept(&mut self, beat: Beat) -> Option<Sent> {
+        let tx = &mut self.tx;
+        tx.tx_beats += 1;
+        tx.tx_partial.push(beat);
+        if !beat.eop {
+            return None;
+        }
+        let beats = std::mem::take(&mut tx.tx_partial);
+        let tlp = tlp_from_beats(&beats).map_err(|e| e.to_string());
+        // A TLP the model cannot decode is charged as a posted request of its size.
+        let cost = match &tlp {
+            Ok(t) => FcCost::of_tlp(t),
+            Err(_) => FcCost::new(
+                FlowClass::Posted,
+                (4 * beats.len() as u32).saturating_sub(16),
+            ),
+        };
+        tx.tx_wait.push_back((beats.clone(), cost));
+        Some(Sent { beats, tlp })
+    }
+
+    /// Puts raw beats on the wire at `now`, outside flow control (a fault injection).
+    pub fn inject(&mut self, now: u64, beats: Vec<Beat>) {
+        self.tx.injected += 1;
+        self.tx.wire.push_back(InFlight {
+            arrival: now + self.tx.latency,
+            beats,
+            cost: None,
+        });
+    }
+
+    /// The beat the receiver sees this cycle.
+    #[inline]
+    pub fn head(&self) -> Option<Beat> {
+        if self.rx.frozen {
+            return None;
+        }
+        self.rx.rx_cur.as_ref().map(|(f, i)| f.beats[*i])
+    }
+
+    /// The receiver took the head beat at `now`.
+    pub fn take(&mut self, now: u64) {
+        self.rx.take(now, &mut self.tx.serializer);
+    }
+
+    /// End of cycle `now`: both halves move on.
+    pub fn advance(&mut self, now: u64) {
+        if !self.tx.updates.is_empty() || !self.tx.tx_wait.is_empty() {
+            self.tx.advance(now);
+        }
+        if !self.rx.flight.is_empty() {
+            self.rx.advance(now);
+        }
+    }
+
+    /// Beats this end holds (sending, leaving, arriving or offered).
+    pub fn occupancy(&self) -> usize {
+        self.tx.occupancy() + self.rx.occupancy()
+    }
+
+    /// Messages wait in this end's outbox.
+    pub fn has_mail(&self) -> bool {
+        !self.tx.wire.is_empty() || !self.rx.credits.is_empty()
+    }
+}
+
+/// Hands the messages `from` sent (TLPs, UpdateFCs) to the far end `to`, in order.
+pub fn deliver(from: &mut LinkEnd, to: &mut LinkEnd) {
+    to.rx.flight.extend(from.tx.wire.drain(..));
+    to.tx.updates.extend(from.rx.credits.drain(..));
+}
+
+/// A link whose two ends are stepped together (a host's N link): messages cross every
+/// cycle.
 #[derive(Debug)]
 pub struct Link {
-    /// The two directions.
-    pub dirs: [LinkDir; 2],
-    /// Both ends see their data link up.
-    pub up: bool,
+    /// End 0 sends on direction 0 and receives direction 1; end 1 the reverse.
+    pub ends: [LinkEnd; 2],
 }
 
 impl Link {
     /// A link with `timing` and sender TX buffers of `tx_capacity` beats, down.
     pub fn new(timing: &LinkTiming, tx_capacity: usize) -> Result<Self, SimError> {
         Ok(Self {
-            dirs: [
-                LinkDir::new(timing, tx_capacity)?,
-                LinkDir::new(timing, tx_capacity)?,
+            ends: [
+                LinkEnd::new(timing, tx_capacity)?,
+                LinkEnd::new(timing, tx_capacity)?,
             ],
-            up: false,
         })
     }
 
-    /// The receiver at the end of direction `dir` took the head beat at `now`.
-    pub fn take(&mut self, dir: usize, now: u64) {
-        let [a, b] = &mut self.dirs;
-        let (d, r) = if dir == 0 { (a, b) } else { (b, a) };
-        d.take(now, &mut r.serializer);
+    /// Brings the link up or down at both ends.
+    pub fn set_up(&mut self, up: bool) {
+        for e in &mut self.ends {
+            e.up = up;
+        }
     }
 
-    /// End of cycle `now`: both directions move on.
+    /// End of cycle `now`: both directions move on (credits that arrive this cycle
+    /// apply before TLPs leave, TLPs that arrive this cycle are offered).
     pub fn advance(&mut self, now: u64) {
-        for d in &mut self.dirs {
-            d.advance(now);
-        }
+        let [a, b] = &mut self.ends;
+        deliver(a, b);
+        deliver(b, a);
+        a.tx.advance(now);
+        b.tx.advance(now);
+        deliver(a, b);
+        deliver(b, a);
+        a.rx.advance(now);
+        b.rx.advance(now);
     }
 
     /// Beats anywhere in the link.
     pub fn occupancy(&self) -> usize {
-        self.dirs.iter().map(LinkDir::occupancy).sum()
+        self.ends.iter().map(LinkEnd::occupancy).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pcie_model::beats::to_beats;
+    use pcie_model::link::timing::TlpShape;
+    use pcie_model::tlp::{Addr, Bdf, Tag};
+    use peach2_rtl::harness::Lcg;
+
+    fn write(seq: u64, bytes: usize) -> Tlp {
+        Tlp::mem_write(
+            Bdf(0x100),
+            Tag(0),
+            Addr(0x1000 + 256 * (seq % 16)),
+            &vec![seq as u8; bytes],
+        )
+        .expect("a valid write")
+    }
+
+    #[test]
+    fn a_tlp_is_seen_at_the_far_end_its_wire_time_and_the_latency_after_it_left() {
+        let timing = LinkTiming::gen2_x8();
+        let mut a = LinkEnd::new(&timing, 64).unwrap();
+        let mut b = LinkEnd::new(&timing, 64).unwrap();
+        let tlp = write(0, 64);
+        for beat in to_beats(&tlp) {
+            a.accept(beat);
+        }
+        a.advance(0);
+        deliver(&mut a, &mut b);
+        let bytes = timing.tlp_wire_bytes(&TlpShape::of_tlp(&tlp));
+        let done = timing.serializer().reserve(Cycles(0), u64::from(bytes)).0;
+        let seen = (1..10_000)
+            .find(|&now| {
+                b.advance(now);
+                b.head().is_some()
+            })
+            .expect("it arrives");
+        assert_eq!(seen, done + timing.latency_cycles().0);
+        assert!(seen > a.latency(), "never within the lookahead");
+    }
+
+    /// Both ends send random writes and take beats with random `ready`; returns, per
+    /// end, `(cycle, beat)` of every beat it took. The ends run apart for `window`
+    /// cycles at a time and are handed each other's messages in between.
+    fn run(window: u64, cycles: u64) -> [Vec<(u64, Beat)>; 2] {
+        let timing = LinkTiming::gen2_x8();
+        let mut ends = [
+            LinkEnd::new(&timing, 32).unwrap(),
+            LinkEnd::new(&timing, 32).unwrap(),
+        ];
+        let mut rngs = [Lcg(3), Lcg(5)];
+        let mut sending: [VecDeque<Beat>; 2] = Default::default();
+        let mut seq = [0u64; 2];
+        let mut taken: [Vec<(u64, Beat)>; 2] = Default::default();
+        let mut from = 0;
+        while from < cycles {
+            let to = (from + window).min(cycles);
+            for e in 0..2 {
+                let (end, rng) = (&mut ends[e], &mut rngs[e]);
+                for now in from..to {
+                    if let Some(b) = end.head().filter(|_| rng.chance(0.6)) {
+                        end.take(now);
+                        taken[e].push((now, b));
+                    }
+                    if sending[e].is_empty() && rng.chance(0.3) {
+                        seq[e] += 1;
+                        let bytes = 4 * (1 + rng.below(64) as usize);
+                        sending[e].extend(to_beats(&write(seq[e], bytes)));
+                    }
+                    if end.can_accept() {
+                        if let Some(b) = sending[e].pop_front() {
+                            end.accept(b);
+                        }
+                    }
+                    end.advance(now);
+                }
+            }
+            let [a, b] = &mut ends;
+            deliver(a, b);
+            deliver(b, a);
+            from = to;
+        }
+        taken
+    }
+
+    #[test]
+    fn ends_run_apart_for_the_latency_see_what_ends_run_in_step_see() {
+        let latency = LinkTiming::gen2_x8().latency_cycles().0;
+        let reference = run(1, 20_000);
+        assert!(
+            reference.iter().all(|t| t.len() > 1_000),
+            "both ways busy: {} and {} beats",
+            reference[0].len(),
+            reference[1].len()
+        );
+        for window in [2, latency / 2, latency] {
+            assert!(
+                run(window, 20_000) == reference,
+                "windows of {window} cycles"
+            );
+        }
     }
 }

@@ -9,7 +9,8 @@
 //! host memory; completions go to whoever asked.
 
 use crate::chip::Chip;
-use crate::link::Link;
+use crate::link::{Link, LinkEnd};
+use crate::node_cycle::{Attached, ChipState, NodeStats};
 use pcie_model::beats::{tlp_from_beats, to_beats, Beat};
 use pcie_model::gpu::GpuEndpoint;
 use pcie_model::root_complex::RootComplex;
@@ -137,19 +138,19 @@ impl Host {
             && self.gpus.iter().all(|g| g.endpoint.is_idle())
     }
 
-    /// One cycle at `now`: the host side of the N link (`dirs[0]` host to chip) moves one
-    /// beat each way, then the root complex and GPUs advance.
-    pub fn step(&mut self, now: u64, link: &mut Link) -> bool {
+    /// One cycle at `now`: the host's end of the N link moves one beat each way, then
+    /// the root complex and GPUs advance.
+    pub fn step(&mut self, now: u64, link: &mut LinkEnd) -> bool {
         // Nothing arriving, nothing to send, nothing scheduled: a step would only move
         // the root complexes' clocks, which `cpu`/`gpu_cpu` do before the CPU acts.
         self.now = now;
-        if link.dirs[1].head().is_none() && self.is_idle() {
+        if link.head().is_none() && self.is_idle() {
             return false;
         }
         let mut moved = false;
         if link.up {
-            if let Some(b) = link.dirs[1].head() {
-                link.take(1, now);
+            if let Some(b) = link.head() {
+                link.take(now);
                 moved = true;
                 self.from_chip.push(b);
                 if b.eop {
@@ -160,9 +161,9 @@ impl Host {
                     }
                 }
             }
-            if link.dirs[0].can_accept() {
+            if link.can_accept() {
                 if let Some(b) = self.to_chip.pop_front() {
-                    link.dirs[0].accept(b);
+                    link.accept(b);
                     moved = true;
                 }
             }
@@ -203,4 +204,10 @@ pub struct Node {
     pub host: Host,
     /// The N link (end 0 host, end 1 chip).
     pub n_link: Link,
+    /// The cables at E, W and S (`ports[p]` for the port of index `p`; N is `n_link`).
+    pub(crate) ports: [Option<Attached>; 4],
+    pub(crate) state: ChipState,
+    pub(crate) stats: NodeStats,
+    /// TLPs this node sent on cables, `(cycle, log line)`, when the cluster logs them.
+    pub(crate) log: Option<Vec<(u64, String)>>,
 }

@@ -7,8 +7,9 @@
 //! scoreboard can tell which chunk arrived, whether it is the next one expected, and
 //! whether its bytes are right.
 
-use crate::cluster::{Cluster, BAR2_BASE};
+use crate::cluster::{Cluster, NodeAgent, BAR2_BASE};
 use crate::error::SimError;
+use crate::node::Node;
 use crate::setup::HOST_WINDOW;
 use pcie_model::tlp::Addr;
 use peach2_regmap::address::{GlobalAddr, Target, GLOBAL_BASE};
@@ -137,15 +138,143 @@ pub struct Summary {
     pub evals_skipped_share: f64,
     /// First scoreboard errors, described.
     pub first_errors: Vec<String>,
+    /// The cluster's lookahead: the longest window its nodes run apart, in cycles.
+    pub lookahead_cycles: u64,
+    /// Windows run: the times the nodes synchronised.
+    pub windows: u64,
 }
 
 /// Runs traffic and checks it.
 pub struct Traffic {
     /// The flows.
     pub flows: Vec<Flow>,
+    /// Per node, the flow it considers first for its next chunk.
     next_flow: Vec<usize>,
     /// Figures so far.
     pub summary: Summary,
+}
+
+/// One node's part of the traffic, run beside the node: its CPU issues the flows that
+/// leave the node, and its scoreboard checks the flows that arrive there. It holds a
+/// copy of every flow and changes the issue side of its own flows (`issued`) and the
+/// delivery side (`delivered`, `partial`) of the flows into its node only.
+struct NodeTraffic {
+    node: usize,
+    flows: Vec<Flow>,
+    /// Node id of each flow's destination.
+    dst_ids: Vec<u8>,
+    next_flow: usize,
+    bytes_delivered: u64,
+    chunks_delivered: u64,
+    errors: u64,
+    /// The first errors, with their cycle.
+    first_errors: Vec<(u64, String)>,
+}
+
+impl NodeTraffic {
+    fn error(&mut self, cycle: u64, msg: String) {
+        self.errors += 1;
+        if self.first_errors.len() < 10 {
+            self.first_errors
+                .push((cycle, format!("cycle {cycle}: {msg}")));
+        }
+    }
+
+    fn may_issue(&self, i: usize) -> bool {
+        let f = &self.flows[i];
+        if f.limit.is_some_and(|l| f.issued >= l) {
+            return false;
+        }
+        match f.gate {
+            Some((other, lag)) => self.flows[other].delivered >= f.issued + lag,
+            None => true,
+        }
+    }
+
+    fn local_base(node: &Node, t: Target) -> Option<u64> {
+        match t {
+            Target::Host => Some(HOST_WINDOW),
+            Target::Gpu(g) => node.host.gpus.get(usize::from(g))?.bar.map(|b| b.0),
+            Target::Internal => None,
+        }
+    }
+}
+
+impl NodeAgent for NodeTraffic {
+    /// The CPU writes the next chunk of one of its flows, round robin.
+    fn before_cycle(&mut self, node: &mut Node, _now: u64) -> Result<(), SimError> {
+        // Keep about two MPS writes queued at the host: a CPU stalls on a full queue.
+        if node.host.pending_beats() > 40 {
+            return Ok(());
+        }
+        let count = self.flows.len();
+        for k in 0..count {
+            let i = (self.next_flow + k) % count;
+            if self.flows[i].src != self.node || !self.may_issue(i) {
+                continue;
+            }
+            let f = &self.flows[i];
+            let g = GlobalAddr::new(self.dst_ids[i], f.target, f.offset(f.issued))
+                .map_err(|e| SimError::Scenario(e.to_string()))?;
+            let data: Vec<u8> = (0..f.chunk).map(|b| pattern(i, f.issued, b)).collect();
+            node.host
+                .cpu()
+                .mmio_write(BAR2_BASE + (g.to_u64() - GLOBAL_BASE), &data)
+                .map_err(|e| SimError::Scenario(e.to_string()))?;
+            self.flows[i].issued += 1;
+            self.next_flow = i + 1;
+            break;
+        }
+        Ok(())
+    }
+
+    /// The scoreboard takes what the host received.
+    fn after_cycle(&mut self, node: &mut Node, _now: u64) {
+        let n = self.node;
+        for a in std::mem::take(&mut node.host.delivered) {
+            let addr = a.tlp.address().map_or(0, Addr::raw);
+            let data = a.tlp.data();
+            let hit = self.flows.iter().position(|f| {
+                f.dst == n
+                    && Self::local_base(node, f.target)
+                        .is_some_and(|b| addr.wrapping_sub(b) / WINDOW == f.src as u64)
+            });
+            let Some(i) = hit else {
+                self.error(
+                    a.cycle,
+                    format!("node {n}: write at {addr:#x} belongs to no flow"),
+                );
+                continue;
+            };
+            let f = &self.flows[i];
+            let base = Self::local_base(node, f.target).unwrap_or(0);
+            let want = base + f.offset(f.delivered) + f.partial as u64;
+            let ok_data = data.len() <= f.chunk - f.partial
+                && data
+                    .iter()
+                    .enumerate()
+                    .all(|(k, b)| *b == pattern(i, f.delivered, f.partial + k));
+            // A chunk delivered twice or never sent does not match the next one expected
+            // (its address or pattern differ); `Traffic::finish` compares the counts.
+            if addr != want || !ok_data {
+                let msg = format!(
+                    "flow {i} ({}->{}): write of {} B at {addr:#x}, expected chunk {} at {want:#x} (data {})",
+                    f.src, f.dst, data.len(), f.delivered,
+                    if ok_data { "right" } else { "wrong" }
+                );
+                self.error(a.cycle, msg);
+                continue;
+            }
+            let f = &mut self.flows[i];
+            f.partial += data.len();
+            self.bytes_delivered += data.len() as u64;
+            if f.partial == f.chunk {
+                f.partial = 0;
+                f.delivered += 1;
+                self.chunks_delivered += 1;
+            }
+        }
+    }
 }
 
 impl Traffic {
@@ -167,148 +296,127 @@ impl Traffic {
 
     /// Every flow with a limit has delivered all of it.
     pub fn done(&self) -> bool {
-        self.flows
+        Self::all_done(&self.flows)
+    }
+
+    fn all_done(flows: &[Flow]) -> bool {
+        flows
             .iter()
             .all(|f| f.limit.is_some_and(|l| f.delivered >= l))
     }
 
-    fn may_issue(&self, i: usize) -> bool {
-        let f = &self.flows[i];
-        if f.limit.is_some_and(|l| f.issued >= l) {
-            return false;
-        }
-        match f.gate {
-            Some((other, lag)) => self.flows[other].delivered >= f.issued + lag,
-            None => true,
-        }
-    }
-
-    fn issue(&mut self, c: &mut Cluster) -> Result<(), SimError> {
-        for n in 0..c.nodes.len() {
-            // Keep about two MPS writes queued at the host: a CPU stalls on a full queue.
-            if c.nodes[n].host.pending_beats() > 40 {
-                continue;
+    /// Each node's part, from the flows as they stand.
+    fn split(&self, c: &Cluster) -> Result<Vec<NodeTraffic>, SimError> {
+        let n = c.nodes.len();
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.src >= n || f.dst >= n {
+                return Err(SimError::Scenario(format!(
+                    "flow {i}: nodes {}->{} in a cluster of {n}",
+                    f.src, f.dst
+                )));
             }
-            let count = self.flows.len();
-            for k in 0..count {
-                let i = (self.next_flow[n] + k) % count;
-                if self.flows[i].src != n || !self.may_issue(i) {
-                    continue;
-                }
-                let f = &self.flows[i];
-                let g = GlobalAddr::new(c.nodes[f.dst].id, f.target, f.offset(f.issued))
-                    .map_err(|e| SimError::Scenario(e.to_string()))?;
-                let data: Vec<u8> = (0..f.chunk).map(|b| pattern(i, f.issued, b)).collect();
-                c.nodes[n]
-                    .host
-                    .cpu()
-                    .mmio_write(BAR2_BASE + (g.to_u64() - GLOBAL_BASE), &data)
-                    .map_err(|e| SimError::Scenario(e.to_string()))?;
-                self.flows[i].issued += 1;
-                self.next_flow[n] = i + 1;
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    fn local_base(c: &Cluster, node: usize, t: Target) -> Option<u64> {
-        match t {
-            Target::Host => Some(HOST_WINDOW),
-            Target::Gpu(g) => c.nodes[node]
-                .host
-                .gpus
-                .get(usize::from(g))?
-                .bar
-                .map(|b| b.0),
-            Target::Internal => None,
-        }
-    }
-
-    fn check(&mut self, c: &mut Cluster) {
-        for n in 0..c.nodes.len() {
-            let arrivals = std::mem::take(&mut c.nodes[n].host.delivered);
-            for a in arrivals {
-                let addr = a.tlp.address().map_or(0, Addr::raw);
-                let data = a.tlp.data();
-                let hit = self.flows.iter().position(|f| {
-                    f.dst == n
-                        && Self::local_base(c, n, f.target)
-                            .is_some_and(|b| addr.wrapping_sub(b) / WINDOW == f.src as u64)
-                });
-                let Some(i) = hit else {
-                    self.error(format!(
-                        "cycle {}: node {n}: write at {addr:#x} belongs to no flow",
-                        a.cycle
-                    ));
-                    continue;
-                };
-                let f = &self.flows[i];
-                let base = Self::local_base(c, n, f.target).unwrap_or(0);
-                let want = base + f.offset(f.delivered) + f.partial as u64;
-                let ok_data = data.len() <= f.chunk - f.partial
-                    && data
-                        .iter()
-                        .enumerate()
-                        .all(|(k, b)| *b == pattern(i, f.delivered, f.partial + k));
-                if addr != want || !ok_data || f.delivered >= f.issued {
-                    let msg = format!(
-                        "cycle {}: flow {i} ({}->{}): write of {} B at {addr:#x}, expected chunk {} at {want:#x} (data {})",
-                        a.cycle, f.src, f.dst, data.len(), f.delivered,
-                        if ok_data { "right" } else { "wrong" }
-                    );
-                    self.error(msg);
-                    continue;
-                }
-                let f = &mut self.flows[i];
-                f.partial += data.len();
-                self.summary.bytes_delivered += data.len() as u64;
-                if f.partial == f.chunk {
-                    f.partial = 0;
-                    f.delivered += 1;
-                    self.summary.chunks_delivered += 1;
+            // The source must see the gate's deliveries without waiting for other nodes.
+            if let Some((g, _)) = f.gate {
+                if self.flows.get(g).is_none_or(|o| o.dst != f.src) {
+                    return Err(SimError::Scenario(format!(
+                        "flow {i}: its gate must be a flow into its source node {}",
+                        f.src
+                    )));
                 }
             }
+        }
+        let dst_ids: Vec<u8> = self.flows.iter().map(|f| c.nodes[f.dst].id).collect();
+        Ok((0..n)
+            .map(|node| NodeTraffic {
+                node,
+                flows: self.flows.clone(),
+                dst_ids: dst_ids.clone(),
+                next_flow: self.next_flow[node],
+                bytes_delivered: 0,
+                chunks_delivered: 0,
+                errors: 0,
+                first_errors: Vec::new(),
+            })
+            .collect())
+    }
+
+    /// The flows as the nodes' parts have them: issued at the source, delivered at the
+    /// destination.
+    fn gather(flows: &mut [Flow], parts: &[&NodeTraffic]) {
+        for (i, f) in flows.iter_mut().enumerate() {
+            f.issued = parts[f.src].flows[i].issued;
+            f.delivered = parts[f.dst].flows[i].delivered;
+            f.partial = parts[f.dst].flows[i].partial;
         }
     }
 
     /// Runs `cycles` cycles (or, with `until_done`, until every limited flow has been
-    /// delivered, at most `cycles`), checking progress. Fills the summary.
+    /// delivered, at most `cycles`; checked at the cluster's sync points), checking
+    /// progress. Fills the summary.
     pub fn run(&mut self, c: &mut Cluster, cycles: u64, until_done: bool) -> Result<(), SimError> {
-        self.run_with(c, cycles, until_done, &mut |_| Ok(()))
+        let mut none = vec![(); c.nodes.len()];
+        self.run_with(c, cycles, until_done, &mut none)
     }
 
-    /// [`Traffic::run`] with `each_cycle` called before every cluster step (fault
+    /// [`Traffic::run`] with `extra[i]` beside node `i`, acting after the traffic (fault
     /// injection).
-    pub fn run_with(
+    pub fn run_with<A: NodeAgent>(
         &mut self,
         c: &mut Cluster,
         cycles: u64,
         until_done: bool,
-        each_cycle: &mut dyn FnMut(&mut Cluster) -> Result<(), SimError>,
+        extra: &mut [A],
     ) -> Result<(), SimError> {
-        let (start, t, s0, d0) = (c.cycle, Instant::now(), c.evals_skipped, c.evals_done);
+        let (start, t, s0, d0) = (c.cycle, Instant::now(), c.evals_skipped(), c.evals_done());
+        let parts = self.split(c)?;
+        let mut agents: Vec<(NodeTraffic, &mut A)> = parts.into_iter().zip(extra).collect();
+        let mut flows = self.flows.clone();
         let mut result = Ok(());
-        while c.cycle - start < cycles && !(until_done && self.done()) {
-            self.issue(c)?;
-            if let Err(e) = each_cycle(c).and_then(|()| c.step()) {
+        let mut windows = 0;
+        let mut stop = false;
+        while c.cycle - start < cycles && !stop {
+            let len = c.next_window(cycles - (c.cycle - start));
+            windows += 1;
+            if let Err(e) = c.run_window(len, &mut agents) {
                 result = Err(e);
                 break;
             }
-            self.check(c);
-            if let Err(e) =
-                c.check_progress(!self.done() && self.flows.iter().any(|f| f.issued > f.delivered))
-            {
+            if !c.at_sync_point() {
+                continue;
+            }
+            let parts: Vec<&NodeTraffic> = agents.iter().map(|(p, _)| p).collect();
+            Self::gather(&mut flows, &parts);
+            stop = until_done && Self::all_done(&flows);
+            let pending = !Self::all_done(&flows) && flows.iter().any(|f| f.issued > f.delivered);
+            if let Err(e) = c.check_progress(pending) {
                 result = Err(e);
                 break;
             }
         }
+        let parts: Vec<&NodeTraffic> = agents.iter().map(|(p, _)| p).collect();
+        Self::gather(&mut flows, &parts);
+        self.flows = flows;
+        let mut errors: Vec<(u64, usize, String)> = Vec::new();
+        for (p, _) in agents {
+            self.next_flow[p.node] = p.next_flow;
+            self.summary.bytes_delivered += p.bytes_delivered;
+            self.summary.chunks_delivered += p.chunks_delivered;
+            self.summary.errors += p.errors;
+            errors.extend(p.first_errors.into_iter().map(|(cy, m)| (cy, p.node, m)));
+        }
+        errors.sort_by_key(|(cy, n, _)| (*cy, *n));
+        let room = 10 - self.summary.first_errors.len().min(10);
+        self.summary
+            .first_errors
+            .extend(errors.into_iter().take(room).map(|(_, _, m)| m));
         let s = &mut self.summary;
         s.cycles = c.cycle - start;
         s.wall_s = t.elapsed().as_secs_f64();
         s.cycles_per_s = s.cycles as f64 / s.wall_s.max(1e-9);
-        let (sk, dn) = (c.evals_skipped - s0, c.evals_done - d0);
+        let (sk, dn) = (c.evals_skipped() - s0, c.evals_done() - d0);
         s.evals_skipped_share = sk as f64 / (sk + dn).max(1) as f64;
+        s.lookahead_cycles = c.lookahead();
+        s.windows = windows;
         result
     }
 

@@ -8,17 +8,21 @@ use peach2_regmap::csr::Port;
 impl Cluster {
     /// Where traffic is waiting, for stall reports.
     pub fn describe(&self) -> String {
+        let now = self.cycle;
         let mut s = String::new();
-        for (n, node) in self.nodes.iter().enumerate() {
-            let st = &self.state[n];
+        for node in &self.nodes {
+            let st = &node.state;
+            let [host, chip] = &node.n_link.ends;
             s += &format!(
-                "{} (id {}): host {} beats to send, idle {}; N link: to chip {}; to host {}\n",
+                "{} (id {}): host {} beats to send, idle {}; N link: to chip {}, {}; to host {}, {}\n",
                 node.name,
                 node.id,
                 node.host.pending_beats(),
                 node.host.is_idle(),
-                node.n_link.dirs[0].describe(self.cycle),
-                node.n_link.dirs[1].describe(self.cycle)
+                host.tx.describe(),
+                chip.rx.describe(now),
+                chip.tx.describe(),
+                host.rx.describe(now),
             );
             for port in Port::ALL {
                 let p = port.index() as usize;
@@ -36,10 +40,18 @@ impl Cluster {
                 }
             }
         }
-        for c in &self.cables {
-            if c.link.occupancy() > 0 {
-                for (i, d) in c.link.dirs.iter().enumerate() {
-                    s += &format!("cable {} dir {}: {}\n", c.name, i, d.describe(self.cycle));
+        for (ci, c) in self.cables.iter().enumerate() {
+            for side in 0..2 {
+                let Ok(e) = self.cable_end(ci, side) else {
+                    continue;
+                };
+                if e.occupancy() > 0 {
+                    s += &format!(
+                        "cable {} end {side}: sending {}; receiving {}\n",
+                        c.name,
+                        e.tx.describe(),
+                        e.rx.describe(now)
+                    );
                 }
             }
         }
@@ -47,13 +59,14 @@ impl Cluster {
     }
 
     /// Reports a stall if traffic is in flight and nothing moved for the topology's
-    /// `stall_cycles`.
-    pub fn check_progress(&self, pending: bool) -> Result<(), SimError> {
-        // Checked every 1024 cycles: finding what is in flight walks every queue.
-        if !self.cycle.is_multiple_of(1024) {
+    /// `stall_cycles`. Looks only at the first call after each multiple of 1024 cycles:
+    /// finding what is in flight walks every queue.
+    pub fn check_progress(&mut self, pending: bool) -> Result<(), SimError> {
+        if self.cycle / 1024 == self.progress_checked / 1024 {
             return Ok(());
         }
-        let idle = self.cycle - self.last_progress;
+        self.progress_checked = self.cycle;
+        let idle = self.cycle - self.last_progress();
         if idle >= self.topology.params.stall_cycles && (pending || self.in_flight()) {
             let mut report = self.describe();
             if !self.in_flight() {

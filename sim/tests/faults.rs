@@ -42,14 +42,14 @@ fn malformed_tlp_on_a_cable_is_counted_and_dropped() {
     assert!(t.done());
     let errors_after = csr_read_all(&mut c, &[(1, port_reg(Port::W, PORT_ERRORS))]).unwrap();
     assert_eq!(errors_after[0], errors_before[0] + 1, "ERRORS[W] of n1");
-    assert_eq!(c.cables[0].link.dirs[0].injected, 1);
+    assert_eq!(c.cable_end(0, 0).unwrap().tx.injected, 1);
 }
 
 #[test]
 fn dead_receiver_is_reported_not_hung() {
     let mut c = ring2();
     c.topology.params.stall_cycles = 5_000;
-    c.cables[0].link.dirs[0].frozen = true;
+    c.cable_end_mut(0, 1).unwrap().rx.frozen = true;
     let mut t = Traffic::new(&c, flows(Kind::Neighbor, 2, 256, Some(1_000)));
     match t.run(&mut c, 200_000, true) {
         Err(SimError::Stuck { report, idle, .. }) => {
@@ -93,9 +93,9 @@ fn ring_deadlock_is_detected_and_dateline_routing_avoids_it() {
     assert!(t.done());
     // The wrap-around cable carried bring-up only: no data TLP was routed over it.
     assert!(
-        c.cables[7].link.dirs[0].tlps < 10,
+        c.cable_end(7, 0).unwrap().tx.tlps < 10,
         "{}",
-        c.cables[7].link.dirs[0].tlps
+        c.cable_end(7, 0).unwrap().tx.tlps
     );
 }
 

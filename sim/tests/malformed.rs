@@ -39,7 +39,7 @@ fn into_port(c: &Cluster, p: Port) -> (usize, usize) {
 fn inject(c: &mut Cluster, p: Port, beats: Vec<Beat>) {
     if p == Port::N {
         let now = c.cycle;
-        c.nodes[NODE].n_link.dirs[0].inject(now, beats);
+        c.nodes[NODE].n_link.ends[0].inject(now, beats);
     } else {
         let (cable, side) = into_port(c, p);
         c.inject(cable, side, beats).unwrap();

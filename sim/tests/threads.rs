@@ -1,8 +1,12 @@
-//! Chips evaluated on several threads give the very same simulation as on one: the same
-//! TLPs on every cable at the same cycles, the same deliveries and evaluations, the same
-//! chip outputs at the end.
+//! The cluster runs in windows of up to the cables' latency, its nodes on any number of
+//! threads, and simulates exactly what a sequential simulator does: the reference here
+//! is one thread with windows of one cycle (the cables' messages handed over every
+//! cycle). Every preset and scenario, on 1, 2, 3 and 5 threads: the same TLPs on every
+//! cable at the same cycles, the same deliveries, evaluations and cycle counts, the
+//! same chip outputs at the end; fault runs and VCD windows too.
 
 use peach2_sim::cluster::{Backend, Cluster};
+use peach2_sim::faults::{self, FaultSpec};
 use peach2_sim::pins::{PortDir, PORTS};
 use peach2_sim::scenario::{flows, Kind, Traffic};
 use peach2_sim::setup::bring_up;
@@ -24,30 +28,55 @@ impl Write for Log {
     }
 }
 
-/// Everything a run leaves behind that must not depend on the thread count.
+/// How a run is scheduled.
+#[derive(Clone, Copy, Debug)]
+struct Schedule {
+    threads: usize,
+    /// Window limit (`None`: the lookahead).
+    window: Option<u64>,
+}
+
+/// The sequential reference.
+const REFERENCE: Schedule = Schedule {
+    threads: 1,
+    window: Some(1),
+};
+
+/// Everything a run leaves behind that must not depend on its schedule.
 #[derive(Debug, PartialEq)]
 struct Outcome {
     log: Vec<u8>,
-    cycle: u64,
-    bytes: u64,
-    chunks: u64,
-    errors: u64,
+    /// Per scenario: cycle at its end, bytes, chunks, errors.
+    scenarios: Vec<(u64, u64, u64, u64)>,
+    faults: Option<String>,
     evals: (u64, u64),
     outputs: Vec<Vec<u128>>,
 }
 
-fn run(preset: &str, kind: Kind, threads: usize, cycles: u64) -> Outcome {
-    let mut c = Cluster::new(Topology::preset(preset).unwrap(), Backend::Verilated).unwrap();
-    c.set_threads(threads).unwrap();
-    assert_eq!(c.threads(), threads);
+fn cluster(preset: &str, s: Schedule) -> (Cluster, Log) {
+    // Dateline routes: shortest paths round a ring deadlock under all-to-all traffic.
+    let topo = Topology::preset(preset)
+        .unwrap()
+        .with_routing("dateline")
+        .unwrap();
+    let mut c = Cluster::new(topo, Backend::Verilated).unwrap();
+    c.set_threads(s.threads).unwrap();
+    assert_eq!(c.threads(), s.threads);
+    if let Some(w) = s.window {
+        c.set_window_limit(w).unwrap();
+    }
     let log = Log::default();
     c.log_tlps(Box::new(log.clone()));
-    bring_up(&mut c).unwrap();
-    let mut t = Traffic::new(&c, flows(kind, c.nodes.len(), 128, None));
-    t.run(&mut c, cycles, false).unwrap();
+    (c, log)
+}
+
+fn outcome(
+    mut c: Cluster,
+    log: Log,
+    scenarios: Vec<(u64, u64, u64, u64)>,
+    faults: Option<String>,
+) -> Outcome {
     c.finish().unwrap();
-    assert_eq!(t.summary.errors, 0, "{:?}", t.summary.first_errors);
-    assert!(t.summary.bytes_delivered > 0);
     // Every chip's outputs (its raw state bytes also hold the model's own pointers).
     let outputs = c
         .nodes
@@ -62,42 +91,161 @@ fn run(preset: &str, kind: Kind, threads: usize, cycles: u64) -> Outcome {
     let log = std::mem::take(&mut *log.0.lock().unwrap());
     Outcome {
         log,
-        cycle: c.cycle,
-        bytes: t.summary.bytes_delivered,
-        chunks: t.summary.chunks_delivered,
-        errors: t.summary.errors,
-        evals: (c.evals_done, c.evals_skipped),
+        scenarios,
+        faults,
+        evals: (c.evals_done(), c.evals_skipped()),
         outputs,
     }
 }
 
-#[test]
-fn two_and_three_threads_simulate_exactly_what_one_does() {
-    let one = run("ring4", Kind::AllToAll, 1, 4_000);
-    assert!(
-        one.log.len() > 10_000,
-        "a log worth comparing: {} bytes, {one:?}",
-        one.log.len()
+/// Brings `preset` up and runs every scenario in turn, `cycles` each.
+fn scenarios(preset: &str, s: Schedule, cycles: u64) -> Outcome {
+    let (mut c, log) = cluster(preset, s);
+    bring_up(&mut c).unwrap();
+    let mut out = Vec::new();
+    for kind in [Kind::Idle, Kind::Neighbor, Kind::PingPong, Kind::AllToAll] {
+        let mut t = Traffic::new(&c, flows(kind, c.nodes.len(), 128, None));
+        t.run(&mut c, cycles, false).unwrap();
+        // What was issued arrives before the next scenario starts.
+        for f in &mut t.flows {
+            f.limit = Some(f.issued);
+        }
+        t.run(&mut c, 400_000, true).unwrap();
+        t.finish();
+        assert_eq!(t.summary.errors, 0, "{:?}", t.summary.first_errors);
+        if kind != Kind::Idle {
+            assert!(t.summary.bytes_delivered > 0, "{preset} {kind:?}");
+        }
+        let m = &t.summary;
+        out.push((c.cycle, m.bytes_delivered, m.chunks_delivered, m.errors));
+    }
+    outcome(c, log, out, None)
+}
+
+/// Brings `preset` up and runs all-to-all traffic with every kind of fault.
+fn fault_run(preset: &str, s: Schedule, cycles: u64) -> Outcome {
+    let (mut c, log) = cluster(preset, s);
+    bring_up(&mut c).unwrap();
+    let mut t = Traffic::new(&c, flows(Kind::AllToAll, c.nodes.len(), 128, None));
+    let spec: FaultSpec = "all=2000".parse().unwrap();
+    let r = faults::run(&mut c, &mut t, spec, 5, cycles).unwrap();
+    assert_eq!(r.silent_corruptions, 0, "{r:?}");
+    assert!(r.faults_injected.values().sum::<u64>() > 0, "{r:?}");
+    let m = &t.summary;
+    let out = vec![(c.cycle, m.bytes_delivered, m.chunks_delivered, m.errors)];
+    outcome(c, log, out, Some(serde_json::to_string(&r).unwrap()))
+}
+
+fn same(what: &str, one: &Outcome, many: &Outcome) {
+    assert_eq!(
+        (&one.scenarios, &one.faults, one.evals),
+        (&many.scenarios, &many.faults, many.evals),
+        "{what}"
     );
-    for threads in [2, 3] {
-        let many = run("ring4", Kind::AllToAll, threads, 4_000);
-        assert_eq!(
-            (one.cycle, one.bytes, one.chunks, one.errors, one.evals),
-            (many.cycle, many.bytes, many.chunks, many.errors, many.evals),
-            "{threads} threads"
+    let first = one.log.iter().zip(&many.log).position(|(a, b)| a != b);
+    assert!(
+        one.log == many.log,
+        "{what}: TLP logs differ from byte {first:?} (lengths {} and {})",
+        one.log.len(),
+        many.log.len()
+    );
+    assert_eq!(one.outputs, many.outputs, "{what}: chip outputs");
+}
+
+/// Every schedule of `run` against the reference.
+fn every_schedule(preset: &str, run: fn(&str, Schedule, u64) -> Outcome, cycles: u64) {
+    let reference = run(preset, REFERENCE, cycles);
+    assert!(
+        reference.log.len() > 10_000,
+        "{preset}: a log worth comparing: {} bytes",
+        reference.log.len()
+    );
+    for threads in [1, 2, 3, 5] {
+        let s = Schedule {
+            threads,
+            window: None,
+        };
+        same(
+            &format!("{preset}, {s:?}"),
+            &reference,
+            &run(preset, s, cycles),
         );
-        let first = one.log.iter().zip(&many.log).position(|(a, b)| a != b);
-        assert!(
-            one.log == many.log,
-            "{threads} threads: TLP logs differ from byte {first:?}"
-        );
-        assert_eq!(one.outputs, many.outputs, "{threads} threads: chip outputs");
     }
 }
 
 #[test]
-fn zero_threads_is_an_error() {
+fn small_rings_simulate_the_same_on_any_schedule() {
+    for preset in ["ring2", "ring3", "ring4", "ring5"] {
+        every_schedule(preset, scenarios, 1_500);
+    }
+}
+
+#[test]
+fn large_rings_simulate_the_same_on_any_schedule() {
+    for preset in ["ring6", "ring7", "ring8"] {
+        every_schedule(preset, scenarios, 1_500);
+    }
+}
+
+#[test]
+fn two_rings_of_eight_simulate_the_same_on_any_schedule() {
+    every_schedule("2x8", scenarios, 1_500);
+}
+
+#[test]
+fn fault_runs_are_the_same_on_any_schedule() {
+    every_schedule("ring3", fault_run, 4_000);
+    every_schedule("2x8", fault_run, 2_000);
+}
+
+#[test]
+fn a_vcd_window_changes_nothing_but_the_window() {
+    let dir = std::env::temp_dir().join(format!("peach2-threads-vcd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let traced = |s: Schedule, name: &str| {
+        let (mut c, log) = cluster("ring4", s);
+        let path = dir.join(name);
+        bring_up(&mut c).unwrap();
+        let from = c.cycle + 300;
+        c.trace_vcd(&[0, 2], from, from + 200, &path).unwrap();
+        let mut t = Traffic::new(&c, flows(Kind::AllToAll, 4, 128, None));
+        t.run(&mut c, 2_000, false).unwrap();
+        let m = &t.summary;
+        let o = outcome(
+            c,
+            log,
+            vec![(0, m.bytes_delivered, m.chunks_delivered, m.errors)],
+            None,
+        );
+        (o, std::fs::read(&path).unwrap())
+    };
+    let (one, vcd_one) = traced(REFERENCE, "ref.vcd");
+    assert!(vcd_one.len() > 10_000, "a VCD worth comparing");
+    for threads in [1, 3] {
+        let s = Schedule {
+            threads,
+            window: None,
+        };
+        let (many, vcd) = traced(s, &format!("{threads}.vcd"));
+        same(&format!("VCD run, {s:?}"), &one, &many);
+        assert!(vcd == vcd_one, "{s:?}: the VCDs differ");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_schedules_are_errors() {
     let mut c = Cluster::new(Topology::preset("ring2").unwrap(), Backend::Verilated).unwrap();
     assert!(c.set_threads(0).is_err());
     assert_eq!(c.threads(), 1);
+    assert!(c.set_window_limit(0).is_err());
+    let l = c.lookahead();
+    assert!(l > 1, "ring2's cables have a latency: {l}");
+    let mut none = [(); 2];
+    assert!(c.run_window(l + 1, &mut none).is_err());
+    assert!(c.run_window(0, &mut none).is_err());
+    assert!(c.run_window(1, &mut [(); 3]).is_err());
+    assert_eq!(c.cycle, 0, "nothing ran");
+    c.run_window(l, &mut none).unwrap();
+    assert_eq!(c.cycle, l);
 }

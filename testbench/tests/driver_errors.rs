@@ -103,11 +103,11 @@ fn a_device_that_does_not_answer_is_an_error_and_the_driver_recovers() {
     let (a, b) = pair(&mut d, 0, 1);
     // The chip's side of node 0's host link takes nothing: a register read never
     // completes.
-    sys.borrow_mut().cluster.nodes[0].n_link.dirs[0].frozen = true;
+    sys.borrow_mut().cluster.nodes[0].n_link.ends[1].rx.frozen = true;
     match a.wait_dmac(0) {
         Err(TcaError::Device(why)) => assert!(!why.is_empty()),
         other => panic!("expected a device error, got {other:?}"),
     }
-    sys.borrow_mut().cluster.nodes[0].n_link.dirs[0].frozen = false;
+    sys.borrow_mut().cluster.nodes[0].n_link.ends[1].rx.frozen = false;
     clean_copy(a, b, 10);
 }
