@@ -9,6 +9,7 @@ mod bench_run_speed;
 mod cc_cmd;
 mod fpga_cmd;
 mod fuzz_cmd;
+mod processes;
 mod profile_arg;
 mod run_cmd;
 mod sim_cmd;

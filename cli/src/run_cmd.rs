@@ -13,7 +13,7 @@ use std::process::ExitCode;
 /// Run a TCA program on the simulated cluster.
 #[derive(Args)]
 pub struct RunArgs {
-    /// A preset (`ring2` .. `ring8`, `2x8`) or a topology file (`.toml`).
+    /// A preset (`ring2` .. `ring16`, `2x2` .. `2x8`) or a topology file (`.toml`).
     #[arg(long, default_value = "ring2")]
     topology: String,
     /// Ranks: 1 up to the number of nodes (default: one per node).
@@ -69,7 +69,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         program: PathBuf::from(program),
         args: rest.to_vec(),
         stall_ms: args.stall_ms,
-        setup: Box::new(move |c| trace.apply(c)),
+        setup: Box::new(move |c| trace.apply(c, true)),
     };
     let report = peach2_run::run(
         cfg,

@@ -1,23 +1,28 @@
 //! `peach2 sim`: run a simulated PEACH2 cluster (Verilated chips, host and GPU models,
 //! Gen2 x8 cables) under a traffic scenario; optional VCD of chip internals and a JSON
-//! log of every TLP on every cable; a JSON summary for benchmarks.
+//! log of every TLP on every cable; a JSON summary for benchmarks. Under `mpirun -np K`
+//! the cluster's nodes are spread over the K processes; rank 0 prints and logs, the
+//! same as one process would.
 
+use crate::processes;
 use crate::profile_arg::{profile, DEFAULT_PROFILE};
 use crate::trace_args::TraceArgs;
 use crate::CliError;
 use clap::Args;
 use peach2_sim::cluster::{Backend, Cluster};
 use peach2_sim::faults::{self, FaultSpec};
+use peach2_sim::partition::{Partition, Transport};
 use peach2_sim::scenario::{flows, Kind, Traffic};
 use peach2_sim::setup::bring_up;
 use peach2_sim::topology::Topology;
 use peach2_sim::SimError;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// Simulate a cluster under traffic.
 #[derive(Args)]
 pub struct SimArgs {
-    /// A preset (`ring2` .. `ring8`, `2x8`) or a topology file (`.toml`).
+    /// A preset (`ring2` .. `ring16`, `2x2` .. `2x8`) or a topology file (`.toml`).
     #[arg(long, default_value = "ring2")]
     topology: String,
     /// Traffic: `pingpong`, `neighbor`, `alltoall` (CPU PIO writes through BAR2) or `idle`.
@@ -68,8 +73,17 @@ fn sim_error(e: SimError) -> CliError {
     }
 }
 
-/// Runs `peach2 sim`.
+/// Runs `peach2 sim`. In an MPI job, a failure in any process ends the job.
 pub fn run(args: SimArgs) -> Result<(), CliError> {
+    let job = processes::job()?;
+    // The job outlives the cluster that shares it, to end the job after a failure.
+    match run_in(args, job.clone()) {
+        Err(e) if job.is_some() => processes::abort_job(&e),
+        r => r,
+    }
+}
+
+fn run_in(args: SimArgs, job: Option<Rc<dyn Transport>>) -> Result<(), CliError> {
     let kind: Kind = args.scenario.parse().map_err(sim_error)?;
     let backend = match args.backend.as_str() {
         "verilated" => Backend::Verilated,
@@ -97,11 +111,24 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
         .and_then(|t| t.with_routing(&args.routing))
         .map_err(sim_error)?;
     profile.apply(&mut topology).map_err(sim_error)?;
+    if job.is_some() && args.trace.vcd() {
+        return Err(CliError::Input(
+            "--vcd under mpirun: a VCD needs its chips in one process; run without mpirun".into(),
+        ));
+    }
+    let root = job.as_ref().is_none_or(|j| j.rank() == 0);
+    let processes = job.as_ref().map_or(1, |j| j.size());
     let t0 = Instant::now();
     let mut c = Cluster::new(topology, backend).map_err(sim_error)?;
     c.set_threads(args.threads).map_err(sim_error)?;
-    args.trace.apply(&mut c).map_err(sim_error)?;
+    args.trace.apply(&mut c, root).map_err(sim_error)?;
+    // Every process brings the whole cluster up (the same simulation everywhere), then
+    // runs its own nodes.
     let ready = bring_up(&mut c).map_err(sim_error)?;
+    if let Some(job) = job {
+        let p = Partition::blocks(c.nodes.len(), Box::new(job)).map_err(sim_error)?;
+        c.set_partition(p).map_err(sim_error)?;
+    }
     let setup_s = t0.elapsed().as_secs_f64();
     let mut traffic = Traffic::new(&c, flows(kind, c.nodes.len(), args.chunk, None));
     let run = match spec {
@@ -110,6 +137,9 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
     };
     c.finish().map_err(sim_error)?;
     let faults = run.map_err(sim_error)?;
+    if !root {
+        return Ok(());
+    }
     let s = &traffic.summary;
     if args.json {
         let v = serde_json::json!({
@@ -118,6 +148,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             "profile": profile.name,
             "nodes": c.nodes.len(),
             "threads": c.threads(),
+            "processes": processes,
             "cycles": s.cycles,
             "wall_s": s.wall_s,
             "cycles_per_s": s.cycles_per_s,

@@ -27,8 +27,21 @@ pub struct TraceArgs {
 }
 
 impl TraceArgs {
-    /// Starts the traces on `c` (before bring-up, so they cover it).
-    pub fn apply(&self, c: &mut Cluster) -> Result<(), SimError> {
+    /// A VCD was asked for.
+    pub fn vcd(&self) -> bool {
+        self.vcd.is_some()
+    }
+
+    /// Starts the traces on `c` (before bring-up, so they cover it). In a process other
+    /// than the root of an MPI job (`root` false) the TLP log's lines go to the root,
+    /// which writes the file.
+    pub fn apply(&self, c: &mut Cluster, root: bool) -> Result<(), SimError> {
+        if !root {
+            if self.tlp_log.is_some() {
+                c.log_tlps(Box::new(std::io::sink()));
+            }
+            return Ok(());
+        }
         if let Some(path) = &self.tlp_log {
             let f = std::fs::File::create(path).map_err(|source| SimError::Io {
                 path: path.display().to_string(),

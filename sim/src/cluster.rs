@@ -22,6 +22,7 @@ use crate::hdl_chip::HdlChip;
 use crate::link::{deliver, Link, LinkEnd};
 use crate::node::{Gpu, Host, Node};
 use crate::node_cycle::{Attached, ChipState, NodeStats};
+use crate::partition::Partition;
 use crate::topology::{End, SRole, Topology};
 use crate::verilated::{VcdTrace, VlContext};
 use pcie_model::beats::Beat;
@@ -75,6 +76,8 @@ pub struct Cluster {
     window_limit: u64,
     ctx: Option<Arc<VlContext>>,
     pool: Option<EvalPool>,
+    /// This process's share, when the cluster is spread over processes.
+    partition: Option<Partition>,
 }
 
 fn host_config() -> RootComplexConfig {
@@ -192,6 +195,7 @@ impl Cluster {
             window_limit: lookahead,
             ctx,
             pool: None,
+            partition: None,
         })
     }
 
@@ -293,30 +297,91 @@ impl Cluster {
         Ok(())
     }
 
-    /// True if anything is buffered in a link or a host.
+    /// True if anything is buffered in a link or a host (of this process's nodes).
     pub fn in_flight(&self) -> bool {
-        self.nodes.iter().any(|n| {
-            n.n_link.occupancy() > 0
-                || !n.host.is_idle()
-                || n.ports.iter().flatten().any(|a| a.end.occupancy() > 0)
+        self.nodes.iter().enumerate().any(|(i, n)| {
+            self.is_local(i)
+                && (n.n_link.occupancy() > 0
+                    || !n.host.is_idle()
+                    || n.ports.iter().flatten().any(|a| a.end.occupancy() > 0))
         })
     }
 
-    /// Cycle of the last beat that moved anywhere.
-    pub fn last_progress(&self) -> u64 {
-        self.nodes
+    /// Cycle of the last beat that moved anywhere, and whether anything is in flight, over
+    /// every process.
+    pub(crate) fn progress(&self) -> Result<(u64, bool), SimError> {
+        let last = self
+            .nodes
             .iter()
-            .map(|n| n.stats.last_progress)
+            .enumerate()
+            .filter(|(i, _)| self.is_local(*i))
+            .map(|(_, n)| n.stats.last_progress)
             .max()
-            .unwrap_or(0)
+            .unwrap_or(0);
+        let mut v = [last, u64::from(self.in_flight())];
+        self.all_reduce(&mut v, true)?;
+        Ok((v[0], v[1] != 0))
     }
 
-    /// Chip evaluations skipped because the chip was at a fixed point.
+    /// Spreads the cluster over processes: from now on this process runs only its nodes
+    /// of `p` (every process must have simulated the same cycles before). Not with a VCD
+    /// window (the traced chips may run elsewhere).
+    pub fn set_partition(&mut self, p: Partition) -> Result<(), SimError> {
+        if self.vcd.is_some() {
+            return Err(SimError::Scenario(
+                "a VCD needs every traced chip in one process: run it without mpirun".into(),
+            ));
+        }
+        if self.partition.is_some() {
+            return Err(SimError::Scenario(
+                "the cluster is already partitioned".into(),
+            ));
+        }
+        self.partition = Some(p);
+        Ok(())
+    }
+
+    /// This process runs node `n` (every node, unless partitioned).
+    pub fn is_local(&self, n: usize) -> bool {
+        self.partition.as_ref().is_none_or(|p| p.is_local(n))
+    }
+
+    /// This process reports for the cluster (rank 0, or the only process).
+    pub fn is_root(&self) -> bool {
+        self.partition
+            .as_ref()
+            .is_none_or(|p| p.transport().rank() == 0)
+    }
+
+    /// Element-wise sum (or, with `max`, maximum) of `v` over the processes (nothing to
+    /// do in one process). Every process calls it at the same point.
+    pub fn all_reduce(&self, v: &mut [u64], max: bool) -> Result<(), SimError> {
+        match &self.partition {
+            Some(p) => p.transport().all_reduce(v, max),
+            None => Ok(()),
+        }
+    }
+
+    /// Every process's `bytes`, in rank order, at the root (elsewhere: none). Every
+    /// process calls it at the same point.
+    pub fn gather_to_root(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, SimError> {
+        let Some(p) = &self.partition else {
+            return Ok(vec![bytes]);
+        };
+        let t = p.transport();
+        let mut out = vec![Vec::new(); t.size()];
+        out[0] = bytes;
+        let got = t.exchange(&out)?;
+        Ok(if t.rank() == 0 { got } else { Vec::new() })
+    }
+
+    /// Chip evaluations skipped because the chip was at a fixed point (by this
+    /// process's nodes).
     pub fn evals_skipped(&self) -> u64 {
         self.nodes.iter().map(|n| n.stats.evals_skipped).sum()
     }
 
-    /// Chip evaluations done.
+    /// Chip evaluations done (by this process's nodes).
     pub fn evals_done(&self) -> u64 {
         self.nodes.iter().map(|n| n.stats.evals_done).sum()
     }
@@ -409,28 +474,46 @@ impl Cluster {
         let result = if traced {
             self.traced_cycle(agents)
         } else {
-            let awake = self.nodes.iter().filter(|n| !n.state.asleep).count();
+            let local: Vec<bool> = (0..self.nodes.len()).map(|i| self.is_local(i)).collect();
+            let awake = self
+                .nodes
+                .iter()
+                .zip(&local)
+                .filter(|(n, l)| **l && !n.state.asleep)
+                .count();
             match &self.pool {
                 Some(pool) if len > 1 || awake >= 2 => {
                     let mut jobs: Vec<_> = self
                         .nodes
                         .iter_mut()
                         .zip(agents.iter_mut())
-                        .map(|(n, a)| (n, a, Ok(())))
+                        .enumerate()
+                        .filter(|(i, _)| local[*i])
+                        .map(|(i, (n, a))| (i, n, a, Ok(())))
                         .collect();
-                    pool.for_each_mut(&mut jobs, |(n, a, r)| *r = n.run_window(*a, from, to));
-                    jobs.into_iter().try_for_each(|(_, _, r)| r)
+                    // The busiest nodes are claimed first, so that no thread is left
+                    // with a busy node while the others wait at the window's end.
+                    jobs.sort_by_key(|(_, n, _, _)| std::cmp::Reverse(n.stats.window_evals));
+                    pool.for_each_mut(&mut jobs, |(_, n, a, r)| *r = n.run_window(*a, from, to));
+                    // The error of the first node, whatever the order they ran in.
+                    jobs.sort_by_key(|(i, _, _, _)| *i);
+                    jobs.into_iter().try_for_each(|(_, _, _, r)| r)
                 }
                 _ => self
                     .nodes
                     .iter_mut()
                     .zip(agents.iter_mut())
-                    .try_for_each(|(n, a)| n.run_window(a, from, to)),
+                    .zip(&local)
+                    .filter(|(_, l)| **l)
+                    .try_for_each(|((n, a), _)| n.run_window(a, from, to)),
             }
         };
         self.cycle = to;
+        // Every process takes part in the exchange, also one that failed (the others
+        // would wait for it), and all of them stop at the same window.
+        let exchanged = self.exchange(result.is_err());
         result?;
-        self.exchange();
+        exchanged?;
         self.write_log()
     }
 
@@ -459,45 +542,141 @@ impl Cluster {
         Ok(())
     }
 
-    /// Hands every cable's messages to the far end.
-    fn exchange(&mut self) {
+    /// Hands every cable's messages to the far end: in this process, or packed for the
+    /// process that runs it (all processes swap theirs in one exchange per window).
+    /// Every message starts with whether its sender `failed` this window.
+    fn exchange(&mut self, failed: bool) -> Result<(), SimError> {
+        let ranks = self.partition.as_ref().map_or(1, |p| p.transport().size());
+        let mut out = vec![vec![u8::from(failed)]; ranks];
         for ci in 0..self.cables.len() {
             let [a, b] = self.cables[ci].ends;
-            let (pa, pb) = (a.port.index() as usize, b.port.index() as usize);
-            let (x, y) = if a.node == b.node {
-                let Ok([x, y]) = self.nodes[a.node].ports.get_disjoint_mut([pa, pb]) else {
-                    unreachable!("validated: a port has one cable");
-                };
-                (x, y)
-            } else {
-                let Ok([m, n]) = self.nodes.get_disjoint_mut([a.node, b.node]) else {
-                    unreachable!("two nodes");
-                };
-                (&mut m.ports[pa], &mut n.ports[pb])
-            };
-            let (Some(x), Some(y)) = (x, y) else {
-                unreachable!("every cable end is attached");
-            };
-            if x.end.has_mail() {
-                deliver(&mut x.end, &mut y.end);
+            match (self.is_local(a.node), self.is_local(b.node)) {
+                (true, true) => self.deliver_within(ci),
+                (true, false) | (false, true) => {
+                    let (near, far) = if self.is_local(a.node) {
+                        (a, b)
+                    } else {
+                        (b, a)
+                    };
+                    let p = self.partition.as_ref().expect("two processes");
+                    let msg = &mut out[p.owner(far.node)];
+                    msg.extend_from_slice(&(ci as u32).to_le_bytes());
+                    self.nodes[near.node].ports[near.port.index() as usize]
+                        .as_mut()
+                        .expect("every cable end is attached")
+                        .end
+                        .pack_mail(msg);
+                }
+                (false, false) => {}
             }
-            if y.end.has_mail() {
-                deliver(&mut y.end, &mut x.end);
+        }
+        let Some(p) = &self.partition else {
+            return Ok(());
+        };
+        for (rank, msg) in p.transport().exchange(&out)?.into_iter().enumerate() {
+            let Some((&status, mut rest)) = msg.split_first() else {
+                return Err(SimError::Transport(format!(
+                    "an empty message from process {rank}"
+                )));
+            };
+            if status != 0 {
+                return Err(SimError::Transport(format!(
+                    "process {rank} failed at cycle {} (its own output says why)",
+                    self.cycle
+                )));
             }
+            while let Some((ci, tail)) = rest.split_first_chunk::<4>() {
+                let ci = u32::from_le_bytes(*ci) as usize;
+                rest = tail;
+                let c = self.cables.get(ci).ok_or_else(|| {
+                    SimError::Transport(format!("a message for cable {ci}, which is not there"))
+                })?;
+                let Some(e) = c.ends.into_iter().find(|e| self.is_local(e.node)) else {
+                    return Err(SimError::Transport(format!(
+                        "a message for cable {ci}, which has no end here"
+                    )));
+                };
+                self.nodes[e.node].ports[e.port.index() as usize]
+                    .as_mut()
+                    .expect("every cable end is attached")
+                    .end
+                    .unpack_mail(&mut rest)?;
+            }
+            if !rest.is_empty() {
+                return Err(SimError::Transport("a cable message ends early".into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the messages of cable `ci`, both of whose ends are here, to the far ends.
+    fn deliver_within(&mut self, ci: usize) {
+        let [a, b] = self.cables[ci].ends;
+        let (pa, pb) = (a.port.index() as usize, b.port.index() as usize);
+        let (x, y) = if a.node == b.node {
+            let Ok([x, y]) = self.nodes[a.node].ports.get_disjoint_mut([pa, pb]) else {
+                unreachable!("validated: a port has one cable");
+            };
+            (x, y)
+        } else {
+            let Ok([m, n]) = self.nodes.get_disjoint_mut([a.node, b.node]) else {
+                unreachable!("two nodes");
+            };
+            (&mut m.ports[pa], &mut n.ports[pb])
+        };
+        let (Some(x), Some(y)) = (x, y) else {
+            unreachable!("every cable end is attached");
+        };
+        if x.end.has_mail() {
+            deliver(&mut x.end, &mut y.end);
+        }
+        if y.end.has_mail() {
+            deliver(&mut y.end, &mut x.end);
         }
     }
 
-    /// Writes the nodes' TLP log lines of the last window, by cycle, then node.
+    /// Writes the nodes' TLP log lines of the last window, by cycle, then node (the
+    /// root writes every process's).
     fn write_log(&mut self) -> Result<(), SimError> {
-        let Some(out) = &mut self.tlp_log else {
+        if self.tlp_log.is_none() {
             return Ok(());
-        };
+        }
         let mut lines: Vec<(u64, usize, String)> = Vec::new();
         for (i, n) in self.nodes.iter_mut().enumerate() {
             if let Some(log) = &mut n.log {
                 lines.extend(log.drain(..).map(|(c, l)| (c, i, l)));
             }
         }
+        if self.partition.is_some() {
+            let mut bytes = Vec::new();
+            for (c, i, l) in &lines {
+                bytes.extend_from_slice(&c.to_le_bytes());
+                bytes.extend_from_slice(&(*i as u32).to_le_bytes());
+                bytes.extend_from_slice(&(l.len() as u32).to_le_bytes());
+                bytes.extend_from_slice(l.as_bytes());
+            }
+            lines.clear();
+            for msg in self.gather_to_root(bytes)? {
+                let mut rest = msg.as_slice();
+                while !rest.is_empty() {
+                    let bad = || SimError::Transport("a TLP log message ends early".into());
+                    let (c, r) = rest.split_first_chunk::<8>().ok_or_else(bad)?;
+                    let (i, r) = r.split_first_chunk::<4>().ok_or_else(bad)?;
+                    let (n, r) = r.split_first_chunk::<4>().ok_or_else(bad)?;
+                    let n = u32::from_le_bytes(*n) as usize;
+                    let l = r.get(..n).ok_or_else(bad)?;
+                    lines.push((
+                        u64::from_le_bytes(*c),
+                        u32::from_le_bytes(*i) as usize,
+                        String::from_utf8_lossy(l).into_owned(),
+                    ));
+                    rest = &r[n..];
+                }
+            }
+        }
+        let Some(out) = &mut self.tlp_log else {
+            return Ok(());
+        };
         // Stable: a node's lines of one cycle stay in port order.
         lines.sort_by_key(|(c, i, _)| (*c, *i));
         for (_, _, l) in lines {

@@ -44,6 +44,9 @@ pub enum SimError {
     /// The scoreboard found data delivered wrongly.
     #[error("scoreboard: {0}")]
     Scoreboard(String),
+    /// Processes running one cluster together could not exchange what they must (MPI).
+    #[error("between processes: {0}")]
+    Transport(String),
     /// File I/O (VCD, TLP log, topology file).
     #[error("{path}: {source}")]
     Io {

@@ -296,6 +296,8 @@ impl Injector {
                 *k += i;
             }
         }
+        // Each process applied its own nodes' faults.
+        c.all_reduce(&mut injected, false)?;
         let (base, now) = (self.base, counts(c)?);
         let detected = [
             now.errors - base.errors,
@@ -333,14 +335,18 @@ fn counts(c: &mut Cluster) -> Result<Counts, SimError> {
         }
     }
     let v = csr_read_all(c, &reads)?;
+    let mut poisoned = [c
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| c.is_local(*i))
+        .map(|(_, n)| n.host.rc.counters().poisoned_writes)
+        .sum()];
+    c.all_reduce(&mut poisoned, false)?;
     Ok(Counts {
         errors: v.iter().step_by(2).map(|&x| u64::from(x)).sum(),
         drops: v.iter().skip(1).step_by(2).map(|&x| u64::from(x)).sum(),
-        poisoned: c
-            .nodes
-            .iter()
-            .map(|n| n.host.rc.counters().poisoned_writes)
-            .sum(),
+        poisoned: poisoned[0],
     })
 }
 

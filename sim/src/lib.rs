@@ -27,6 +27,7 @@ pub mod icarus;
 pub mod link;
 pub mod node;
 mod node_cycle;
+pub mod partition;
 pub mod pins;
 pub mod scenario;
 pub mod setup;

@@ -333,6 +333,126 @@ pub fn deliver(from: &mut LinkEnd, to: &mut LinkEnd) {
     to.tx.updates.extend(from.rx.credits.drain(..));
 }
 
+/// Bytes of a message handed to a far end in another process (see
+/// [`LinkEnd::pack_mail`]): little-endian integers read in order.
+struct MailReader<'a>(&'a [u8]);
+
+impl MailReader<'_> {
+    fn bytes<const N: usize>(&mut self) -> Result<[u8; N], SimError> {
+        let (head, rest) = self
+            .0
+            .split_first_chunk::<N>()
+            .ok_or_else(|| SimError::Transport("a cable message ends early".into()))?;
+        self.0 = rest;
+        Ok(*head)
+    }
+    fn u8(&mut self) -> Result<u8, SimError> {
+        Ok(self.bytes::<1>()?[0])
+    }
+    fn u32(&mut self) -> Result<u32, SimError> {
+        Ok(u32::from_le_bytes(self.bytes()?))
+    }
+    fn u64(&mut self) -> Result<u64, SimError> {
+        Ok(u64::from_le_bytes(self.bytes()?))
+    }
+    fn class(&mut self) -> Result<FlowClass, SimError> {
+        match self.u8()? {
+            0 => Ok(FlowClass::Posted),
+            1 => Ok(FlowClass::NonPosted),
+            2 => Ok(FlowClass::Completion),
+            c => Err(SimError::Transport(format!(
+                "flow class {c} in a cable message"
+            ))),
+        }
+    }
+}
+
+fn class_code(c: FlowClass) -> u8 {
+    match c {
+        FlowClass::Posted => 0,
+        FlowClass::NonPosted => 1,
+        FlowClass::Completion => 2,
+    }
+}
+
+impl LinkEnd {
+    /// Moves this end's outbox (TLPs on the wire, UpdateFCs) into `out`, for a far end in
+    /// another process ([`LinkEnd::unpack_mail`]).
+    pub fn pack_mail(&mut self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(self.tx.wire.len() as u32).to_le_bytes());
+        for f in self.tx.wire.drain(..) {
+            out.extend_from_slice(&f.arrival.to_le_bytes());
+            match f.cost {
+                Some(c) => {
+                    out.push(1);
+                    out.push(class_code(c.class));
+                    out.extend_from_slice(&c.header.to_le_bytes());
+                    out.extend_from_slice(&c.data.to_le_bytes());
+                }
+                None => out.push(0),
+            }
+            out.extend_from_slice(&(f.beats.len() as u32).to_le_bytes());
+            for b in f.beats {
+                out.extend_from_slice(&b.data.to_le_bytes());
+                out.push(u8::from(b.sop) | u8::from(b.eop) << 1);
+                out.push(b.empty);
+            }
+        }
+        out.extend_from_slice(&(self.rx.credits.len() as u32).to_le_bytes());
+        for (t, u) in self.rx.credits.drain(..) {
+            out.extend_from_slice(&t.to_le_bytes());
+            out.push(class_code(u.class));
+            out.extend_from_slice(&u.header.to_le_bytes());
+            out.extend_from_slice(&u.data.to_le_bytes());
+        }
+    }
+
+    /// Takes the messages a far end packed with [`LinkEnd::pack_mail`] from the front of
+    /// `bytes` into this end's inboxes, as [`deliver`] would.
+    pub fn unpack_mail(&mut self, bytes: &mut &[u8]) -> Result<(), SimError> {
+        let mut r = MailReader(bytes);
+        for _ in 0..r.u32()? {
+            let arrival = r.u64()?;
+            let cost = match r.u8()? {
+                0 => None,
+                _ => Some(FcCost {
+                    class: r.class()?,
+                    header: r.u32()?,
+                    data: r.u32()?,
+                }),
+            };
+            let n = r.u32()? as usize;
+            let mut beats = Vec::with_capacity(n.min(1024));
+            for _ in 0..n {
+                let data = u128::from_le_bytes(r.bytes()?);
+                let flags = r.u8()?;
+                beats.push(Beat {
+                    data,
+                    sop: flags & 1 != 0,
+                    eop: flags & 2 != 0,
+                    empty: r.u8()?,
+                });
+            }
+            self.rx.flight.push_back(InFlight {
+                arrival,
+                beats,
+                cost,
+            });
+        }
+        for _ in 0..r.u32()? {
+            let t = r.u64()?;
+            let u = UpdateFc {
+                class: r.class()?,
+                header: r.u32()?,
+                data: r.u32()?,
+            };
+            self.tx.updates.push_back((t, u));
+        }
+        *bytes = r.0;
+        Ok(())
+    }
+}
+
 /// A link whose two ends are stepped together (a host's N link): messages cross every
 /// cycle.
 #[derive(Debug)]
@@ -462,6 +582,35 @@ mod tests {
             from = to;
         }
         taken
+    }
+
+    #[test]
+    fn mail_packed_for_another_process_arrives_as_if_delivered() {
+        let timing = LinkTiming::gen2_x8();
+        let mk = || LinkEnd::new(&timing, 64).unwrap();
+        let (mut a1, mut b1, mut a2, mut b2) = (mk(), mk(), mk(), mk());
+        for a in [&mut a1, &mut a2] {
+            for seq in 0..3 {
+                for beat in to_beats(&write(seq, 4 + 60 * seq as usize)) {
+                    a.accept(beat);
+                }
+            }
+            a.inject(0, to_beats(&write(9, 8)));
+            a.advance(0);
+        }
+        deliver(&mut a1, &mut b1);
+        let mut bytes = Vec::new();
+        a2.pack_mail(&mut bytes);
+        bytes.extend_from_slice(b"next");
+        let mut rest = bytes.as_slice();
+        b2.unpack_mail(&mut rest).unwrap();
+        assert_eq!(rest, b"next", "exactly its own bytes taken");
+        assert_eq!(format!("{:?}", b1.rx.flight), format!("{:?}", b2.rx.flight));
+        assert!(!a2.has_mail());
+        for cut in 0..bytes.len() - 4 {
+            let mut short = &bytes[..cut];
+            assert!(mk().unpack_mail(&mut short).is_err(), "cut at {cut}");
+        }
     }
 
     #[test]

@@ -341,13 +341,27 @@ impl Traffic {
     }
 
     /// The flows as the nodes' parts have them: issued at the source, delivered at the
-    /// destination.
-    fn gather(flows: &mut [Flow], parts: &[&NodeTraffic]) {
-        for (i, f) in flows.iter_mut().enumerate() {
-            f.issued = parts[f.src].flows[i].issued;
-            f.delivered = parts[f.dst].flows[i].delivered;
-            f.partial = parts[f.dst].flows[i].partial;
+    /// destination, whichever process runs each.
+    fn gather(c: &Cluster, flows: &mut [Flow], parts: &[&NodeTraffic]) -> Result<(), SimError> {
+        let n = flows.len();
+        let mut v = vec![0u64; 3 * n];
+        for (i, f) in flows.iter().enumerate() {
+            if c.is_local(f.src) {
+                v[i] = parts[f.src].flows[i].issued;
+            }
+            if c.is_local(f.dst) {
+                let g = &parts[f.dst].flows[i];
+                v[n + i] = g.delivered;
+                v[2 * n + i] = g.partial as u64;
+            }
         }
+        c.all_reduce(&mut v, false)?;
+        for (i, f) in flows.iter_mut().enumerate() {
+            f.issued = v[i];
+            f.delivered = v[n + i];
+            f.partial = v[2 * n + i] as usize;
+        }
+        Ok(())
     }
 
     /// Runs `cycles` cycles (or, with `until_done`, until every limited flow has been
@@ -385,7 +399,10 @@ impl Traffic {
                 continue;
             }
             let parts: Vec<&NodeTraffic> = agents.iter().map(|(p, _)| p).collect();
-            Self::gather(&mut flows, &parts);
+            if let Err(e) = Self::gather(c, &mut flows, &parts) {
+                result = Err(e);
+                break;
+            }
             stop = until_done && Self::all_done(&flows);
             let pending = !Self::all_done(&flows) && flows.iter().any(|f| f.issued > f.delivered);
             if let Err(e) = c.check_progress(pending) {
@@ -394,15 +411,30 @@ impl Traffic {
             }
         }
         let parts: Vec<&NodeTraffic> = agents.iter().map(|(p, _)| p).collect();
-        Self::gather(&mut flows, &parts);
+        Self::gather(c, &mut flows, &parts)?;
         self.flows = flows;
+        let mut sums = [0u64; 5];
         let mut errors: Vec<(u64, usize, String)> = Vec::new();
-        for (p, _) in agents {
+        for (p, _) in agents.into_iter().filter(|(p, _)| c.is_local(p.node)) {
             self.next_flow[p.node] = p.next_flow;
-            self.summary.bytes_delivered += p.bytes_delivered;
-            self.summary.chunks_delivered += p.chunks_delivered;
-            self.summary.errors += p.errors;
+            sums[0] += p.bytes_delivered;
+            sums[1] += p.chunks_delivered;
+            sums[2] += p.errors;
             errors.extend(p.first_errors.into_iter().map(|(cy, m)| (cy, p.node, m)));
+        }
+        sums[3] = c.evals_skipped() - s0;
+        sums[4] = c.evals_done() - d0;
+        c.all_reduce(&mut sums, false)?;
+        let [bytes, chunks, errs, sk, dn] = sums;
+        self.summary.bytes_delivered += bytes;
+        self.summary.chunks_delivered += chunks;
+        self.summary.errors += errs;
+        let mine = serde_json::to_vec(&errors).expect("plain data");
+        errors.clear();
+        for theirs in c.gather_to_root(mine)? {
+            let v: Vec<(u64, usize, String)> = serde_json::from_slice(&theirs)
+                .map_err(|e| SimError::Transport(format!("scoreboard errors: {e}")))?;
+            errors.extend(v);
         }
         errors.sort_by_key(|(cy, n, _)| (*cy, *n));
         let room = 10 - self.summary.first_errors.len().min(10);
@@ -413,7 +445,6 @@ impl Traffic {
         s.cycles = c.cycle - start;
         s.wall_s = t.elapsed().as_secs_f64();
         s.cycles_per_s = s.cycles as f64 / s.wall_s.max(1e-9);
-        let (sk, dn) = (c.evals_skipped() - s0, c.evals_done() - d0);
         s.evals_skipped_share = sk as f64 / (sk + dn).max(1) as f64;
         s.lookahead_cycles = c.lookahead();
         s.windows = windows;

@@ -96,39 +96,63 @@ pub fn csr_write(c: &mut Cluster, n: usize, offset: u32, values: &[u32]) -> Resu
         .map_err(|e| SimError::BringUp(e.to_string()))
 }
 
-/// MMIO read of the registers at `offsets` of every node in `nodes`; waits for all.
+/// MMIO read of the registers at `offsets` of every node in `nodes`; waits for all. In a
+/// cluster spread over processes, each process reads its own nodes' and every process
+/// gets every value.
 pub fn csr_read_all(c: &mut Cluster, reads: &[(usize, u32)]) -> Result<Vec<u32>, SimError> {
-    let mut handles: Vec<(usize, RequestHandle)> = Vec::new();
+    let mut handles: Vec<Option<RequestHandle>> = Vec::new();
     for &(n, off) in reads {
+        if !c.is_local(n) {
+            handles.push(None);
+            continue;
+        }
         let h = c.nodes[n]
             .host
             .cpu()
             .mmio_read(BAR0_BASE + u64::from(off), 4)
             .map_err(|e| SimError::BringUp(e.to_string()))?;
-        handles.push((n, h));
+        handles.push(Some(h));
     }
     let mut out = vec![None; reads.len()];
     run_until(c, 20_000, "CSR reads", |c| {
-        for (i, (n, h)) in handles.iter().enumerate() {
-            if out[i].is_none() {
-                if let Some(r) = c.nodes[*n].host.rc.take_result(*h) {
-                    out[i] = Some(r);
-                }
+        for (i, ((n, _), h)) in reads.iter().zip(&handles).enumerate() {
+            if let (None, Some(h)) = (&out[i], h) {
+                out[i] = c.nodes[*n].host.rc.take_result(*h);
             }
         }
-        Ok(out.iter().all(Option::is_some))
+        let mut waiting = [u64::from(
+            out.iter()
+                .zip(&handles)
+                .any(|(o, h)| h.is_some() && o.is_none()),
+        )];
+        c.all_reduce(&mut waiting, true)?;
+        Ok(waiting[0] == 0)
     })?;
-    out.into_iter()
-        .zip(reads)
-        .map(|(r, (n, off))| match r {
+    // Values, and 1 for a read that failed, from whichever process made it.
+    let mut v = vec![0u64; 2 * reads.len()];
+    let mut failures = Vec::new();
+    for (i, (r, (n, off))) in out.into_iter().zip(reads).enumerate() {
+        match r {
+            None => {}
             Some(Ok(RequestOutcome::Read(b))) if b.len() == 4 => {
-                Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                v[i] = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
             }
-            other => Err(SimError::BringUp(format!(
-                "node {n}: CSR read at {off:#x}: {other:?}"
-            ))),
-        })
-        .collect()
+            other => {
+                v[reads.len() + i] = 1;
+                failures.push(format!("node {n}: CSR read at {off:#x}: {other:?}"));
+            }
+        }
+    }
+    c.all_reduce(&mut v, false)?;
+    if let Some(bad) = v[reads.len()..].iter().position(|f| *f != 0) {
+        let (n, off) = reads[bad];
+        return Err(SimError::BringUp(
+            failures.into_iter().next().unwrap_or_else(|| {
+                format!("node {n}: CSR read at {off:#x} failed in another process")
+            }),
+        ));
+    }
+    Ok(v[..reads.len()].iter().map(|x| *x as u32).collect())
 }
 
 /// Enumerates, programs, plugs and waits for every cabled port to be READY. Returns the

@@ -52,21 +52,48 @@ pub fn raw(cycles: u64) -> Result<RawSpeed, SimError> {
     })
 }
 
+/// A cluster's speed run.
+#[derive(Clone, Debug)]
+pub struct ClusterSpeed {
+    /// The scenario's summary (speed, scoreboard).
+    pub summary: Summary,
+    /// The process's peak resident memory so far, this cluster included (`None` where
+    /// `/proc/self/status` does not say).
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// The process's peak resident memory (`VmHWM`), where Linux reports it.
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    Some(kb * 1024)
+}
+
 /// Brings `topology` up on Verilated chips and runs `kind` traffic (`chunk`-byte PIO
-/// writes) for `cycles` cycles, evaluating chips on `threads` threads; the summary has
-/// the speed and the scoreboard's verdict.
+/// writes) for `cycles` cycles, on `threads` threads; the summary has the speed and the
+/// scoreboard's verdict.
 pub fn cluster(
     topology: Topology,
     kind: Kind,
     chunk: usize,
     cycles: u64,
     threads: usize,
-) -> Result<Summary, SimError> {
+) -> Result<ClusterSpeed, SimError> {
     let mut c = Cluster::new(topology, Backend::Verilated)?;
     c.set_threads(threads)?;
     bring_up(&mut c)?;
     let mut traffic = Traffic::new(&c, flows(kind, c.nodes.len(), chunk, None));
     traffic.run(&mut c, cycles, false)?;
     c.finish()?;
-    Ok(traffic.summary)
+    Ok(ClusterSpeed {
+        summary: traffic.summary,
+        peak_rss_bytes: peak_rss_bytes(),
+    })
 }

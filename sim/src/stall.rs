@@ -66,10 +66,11 @@ impl Cluster {
             return Ok(());
         }
         self.progress_checked = self.cycle;
-        let idle = self.cycle - self.last_progress();
-        if idle >= self.topology.params.stall_cycles && (pending || self.in_flight()) {
+        let (last, in_flight) = self.progress()?;
+        let idle = self.cycle - last;
+        if idle >= self.topology.params.stall_cycles && (pending || in_flight) {
             let mut report = self.describe();
-            if !self.in_flight() {
+            if !in_flight {
                 report.insert_str(
                     0,
                     "traffic is outstanding but nothing is in flight: TLPs were lost or dropped\n",

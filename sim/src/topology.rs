@@ -168,42 +168,40 @@ fn ring(n: usize, offset: usize, name: &str, s_role: SRole) -> (Vec<NodeSpec>, V
 }
 
 impl Topology {
-    /// A preset: `ring2` .. `ring8`, or `2x8` (two 8-rings, node i of ring A cabled S to S
-    /// with node i of ring B; ring A's S ports are root complexes).
+    /// A preset: `ringN` (N nodes cabled E to W in a ring, N from 2 to 16: the chip's
+    /// global address has room for 16 nodes), or `2xN` (two N-rings, N from 2 to 8, node
+    /// i of ring A cabled S to S with node i of ring B; ring A's S ports are root
+    /// complexes; `2x8` is the 16-node group of HA-PACS/TCA).
     pub fn preset(name: &str) -> Result<Self, SimError> {
-        if let Some(n) = name
-            .strip_prefix("ring")
-            .and_then(|n| n.parse::<usize>().ok())
-        {
-            if (2..=8).contains(&n) {
-                let (nodes, cables) = ring(n, 0, "n", SRole::Ep);
-                return Ok(Self {
-                    nodes,
-                    cables,
-                    params: Params::default(),
-                    given: toml::Table::new(),
-                });
-            }
-        }
-        if name == "2x8" {
-            let (mut nodes, mut cables) = ring(8, 0, "n", SRole::Rc);
-            let (nb, cb) = ring(8, 8, "n", SRole::Ep);
+        let size = |prefix: &str, max: usize| {
+            name.strip_prefix(prefix)
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| (2..=max).contains(n))
+        };
+        let (nodes, cables) = if let Some(n) = size("ring", MAX_NODES) {
+            ring(n, 0, "n", SRole::Ep)
+        } else if let Some(n) = size("2x", MAX_NODES / 2) {
+            let (mut nodes, mut cables) = ring(n, 0, "n", SRole::Rc);
+            let (nb, cb) = ring(n, n, "n", SRole::Ep);
             nodes.extend(nb);
             cables.extend(cb);
-            cables.extend((0..8).map(|i| CableSpec {
+            cables.extend((0..n).map(|i| CableSpec {
                 a: format!("n{i}.S"),
-                b: format!("n{}.S", i + 8),
+                b: format!("n{}.S", i + n),
             }));
-            return Ok(Self {
-                nodes,
-                cables,
-                params: Params::default(),
-                given: toml::Table::new(),
-            });
-        }
-        Err(SimError::Topology(format!(
-            "unknown preset {name:?} (ring2..ring8, 2x8, or a TOML file)"
-        )))
+            (nodes, cables)
+        } else {
+            return Err(SimError::Topology(format!(
+                "unknown preset {name:?} (ring2..ring{MAX_NODES}, 2x2..2x{}, or a TOML file)",
+                MAX_NODES / 2
+            )));
+        };
+        Ok(Self {
+            nodes,
+            cables,
+            params: Params::default(),
+            given: toml::Table::new(),
+        })
     }
 
     /// Dateline routing: routes avoid every ring's wrap-around cable (an E port cabled to

@@ -61,10 +61,12 @@ fn bad_topologies_are_typed_errors() {
             other => panic!("{want}: {other:?}"),
         }
     }
-    assert!(matches!(
-        Topology::preset("ring9"),
-        Err(SimError::Topology(_))
-    ));
+    for bad in ["ring17", "2x9", "2x1", "ring", "3x4"] {
+        assert!(
+            matches!(Topology::preset(bad), Err(SimError::Topology(_))),
+            "{bad}"
+        );
+    }
     assert!(matches!(
         Topology::preset("ring1"),
         Err(SimError::Topology(_))
@@ -73,7 +75,7 @@ fn bad_topologies_are_typed_errors() {
 
 #[test]
 fn presets_have_the_documented_shape() {
-    for n in 2..=8 {
+    for n in 2..=16 {
         let t = Topology::preset(&format!("ring{n}")).unwrap();
         assert_eq!((t.nodes.len(), t.cables.len()), (n, n));
         let far = (0..n)
@@ -81,6 +83,11 @@ fn presets_have_the_documented_shape() {
             .max()
             .unwrap();
         assert_eq!(far, n / 2);
+    }
+    for n in 2..=8 {
+        let g = Topology::preset(&format!("2x{n}")).unwrap();
+        assert_eq!((g.nodes.len(), g.cables.len()), (2 * n, 3 * n));
+        g.routes().unwrap();
     }
     let g = Topology::preset("2x8").unwrap();
     assert_eq!((g.nodes.len(), g.cables.len()), (16, 24));
