@@ -91,7 +91,7 @@ fn bad_run_arguments_are_errors_not_hangs() {
     let exe = build("hello");
     for (args, what) in [
         (vec!["--topology", "ring2", "--np", "5"], "--np 5"),
-        (vec!["--topology", "ring9"], "unknown preset"),
+        (vec!["--topology", "ring17"], "unknown preset"),
         (vec!["--profile", "fast"], "unknown profile"),
         (vec!["--stall-ms", "0"], "--stall-ms"),
     ] {
