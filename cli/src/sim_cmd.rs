@@ -56,8 +56,8 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// Inject faults during the traffic: `all=R` or `KIND=R,...` with R faults per
-    /// million cycles; kinds `malformed`, `unroutable`, `poisoned`, `stall` (see
-    /// `sim/src/faults.rs`). The flows then drain and the summary says what the chips
+    /// million cycles; kinds `malformed`, `unroutable`, `poisoned`, `stall`, `overlong`,
+    /// `badtype`, `completion` (see `sim/src/faults.rs`). The flows then drain and the summary says what the chips
     /// and hosts detected and whether every flow arrived intact.
     #[arg(long)]
     faults: Option<String>,
@@ -180,10 +180,11 @@ fn run_in(args: SimArgs, job: Option<Rc<dyn Transport>>) -> Result<(), CliError>
         );
         if let Some(f) = &faults {
             println!(
-                "faults (seed {}): injected {}; detected {}; flows intact {} of {}; silent corruptions {}",
+                "faults (seed {}): injected {}; detected {} (expected {}); flows intact {} of {}; silent corruptions {}",
                 f.seed,
                 serde_json::json!(f.faults_injected),
                 serde_json::json!(f.faults_detected),
+                serde_json::json!(f.faults_expected),
                 f.flows_unaffected_intact,
                 f.flows_unaffected,
                 f.silent_corruptions

@@ -17,7 +17,17 @@
 //!   the chip forwards it (it does not look at `EP`) and the root complex must drop it
 //!   (its `poisoned_writes`);
 //! - `stall`: one direction of a random cable stops taking beats for 200 to 2000 cycles
-//!   (a receiver whose buffers are stuck) and then goes on; nothing may be lost.
+//!   (a receiver whose buffers are stuck) and then goes on; nothing may be lost;
+//! - `overlong`: a write that carries more DWs than its length field says; `ERRORS`;
+//! - `badtype`: a TLP whose fmt/type is reserved (fmt 3, type 3); `ERRORS`;
+//! - `completion`: a completion nobody asked for (status SC with data, UR or CA, a random
+//!   tag) enters a random cable; an endpoint-role port (E, an S strapped `ep`) drops it at
+//!   routing, a root-complex port's link controller (W, an S strapped `rc`) finds no
+//!   request of its bring-up awaiting it; either counts it in `DROPS`.
+//!
+//! Several kinds share a counter, so what was detected is reported by counter
+//! (`errors`, `drops`, `poisoned_writes`) beside what each counter should have seen of
+//! the injected kinds.
 //!
 //! The faults come on top of the scenario's flows (they replace none of their TLPs), so
 //! every flow must arrive intact: the scenario's scoreboard counts any byte that does
@@ -29,7 +39,7 @@ use crate::node::Node;
 use crate::scenario::Traffic;
 use crate::setup::csr_read_all;
 use pcie_model::beats::{to_beats, Beat};
-use pcie_model::tlp::{Addr, Bdf, Tag, Tlp};
+use pcie_model::tlp::{Addr, Bdf, CplStatus, Tag, Tlp};
 use peach2_regmap::address::{GlobalAddr, Target, MAX_NODES, TARGET_SHIFT};
 use peach2_regmap::csr::{port_reg, Port, PORT_DROPS, PORT_ERRORS};
 use peach2_rtl::harness::Lcg;
@@ -44,29 +54,80 @@ enum FaultKind {
     Unroutable,
     Poisoned,
     Stall,
+    Overlong,
+    BadType,
+    Completion,
 }
 
 impl FaultKind {
-    const ALL: [FaultKind; 4] = [
+    const ALL: [FaultKind; KIND_COUNT] = [
         FaultKind::Malformed,
         FaultKind::Unroutable,
         FaultKind::Poisoned,
         FaultKind::Stall,
+        FaultKind::Overlong,
+        FaultKind::BadType,
+        FaultKind::Completion,
     ];
 
     fn name(self) -> &'static str {
         KINDS[self as usize]
     }
+
+    /// The counter that must see each fault of this kind (`None`: a stall is survived,
+    /// not an error).
+    fn counter(self) -> Option<Counter> {
+        match self {
+            FaultKind::Malformed | FaultKind::Overlong | FaultKind::BadType => {
+                Some(Counter::Errors)
+            }
+            FaultKind::Unroutable | FaultKind::Completion => Some(Counter::Drops),
+            FaultKind::Poisoned => Some(Counter::PoisonedWrites),
+            FaultKind::Stall => None,
+        }
+    }
+}
+
+/// What detects faults: the receiving port's `ERRORS`, a chip's `DROPS`, the root
+/// complexes' dropped poisoned writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Counter {
+    Errors,
+    Drops,
+    PoisonedWrites,
+}
+
+impl Counter {
+    const ALL: [Counter; 3] = [Counter::Errors, Counter::Drops, Counter::PoisonedWrites];
+
+    fn name(self) -> &'static str {
+        match self {
+            Counter::Errors => "errors",
+            Counter::Drops => "drops",
+            Counter::PoisonedWrites => "poisoned_writes",
+        }
+    }
 }
 
 /// The kinds' names, in [`FaultSpec`] order.
-pub const KINDS: [&str; 4] = ["malformed", "unroutable", "poisoned", "stall"];
+pub const KINDS: [&str; KIND_COUNT] = [
+    "malformed",
+    "unroutable",
+    "poisoned",
+    "stall",
+    "overlong",
+    "badtype",
+    "completion",
+];
+
+/// How many kinds there are.
+const KIND_COUNT: usize = 7;
 
 /// Rates per kind ([`KINDS`] order), in faults per million cycles.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FaultSpec {
     /// Faults per million cycles, per kind.
-    pub rates: [f64; 4],
+    pub rates: [f64; KIND_COUNT],
 }
 
 impl FromStr for FaultSpec {
@@ -91,7 +152,7 @@ impl FromStr for FaultSpec {
                     ))
                 })?;
             match kind.trim() {
-                "all" => spec.rates = [rate; 4],
+                "all" => spec.rates = [rate; KIND_COUNT],
                 k => {
                     let i = KINDS.iter().position(|n| *n == k).ok_or_else(|| {
                         bad(format!("unknown kind {k:?} (all, {})", KINDS.join(", ")))
@@ -120,7 +181,7 @@ struct NodeFaults {
     /// Receivers frozen, until a cycle.
     frozen: Vec<(Port, u64)>,
     /// Faults injected per kind.
-    injected: [u64; 4],
+    injected: [u64; KIND_COUNT],
 }
 
 impl NodeAgent for NodeFaults {
@@ -181,8 +242,12 @@ pub struct FaultReport {
     pub seed: u64,
     /// Faults injected, by kind.
     pub faults_injected: BTreeMap<&'static str, u64>,
-    /// Faults the chips or hosts counted, by kind (`stall` is not an error: none).
+    /// Faults the chips or hosts counted, by counter (`errors`, `drops`,
+    /// `poisoned_writes`).
     pub faults_detected: BTreeMap<&'static str, u64>,
+    /// What each counter should have counted: the injected faults of the kinds it
+    /// catches.
+    pub faults_expected: BTreeMap<&'static str, u64>,
     /// Flows a fault took TLPs from (the faults add TLPs and delays only: 0).
     pub flows_affected: u64,
     /// Flows no fault took TLPs from.
@@ -268,10 +333,35 @@ impl Injector {
         if kind == FaultKind::Poisoned {
             tlp = tlp.with_ep(true);
         }
+        if kind == FaultKind::Completion {
+            let status = [CplStatus::Sc, CplStatus::Ur, CplStatus::Ca][self.rng.below(3) as usize];
+            let data: &[u8] = if status == CplStatus::Sc {
+                &data[..4]
+            } else {
+                &[]
+            };
+            tlp = Tlp::completion(
+                Bdf(0x0100),
+                status,
+                Bdf(0x0200),
+                Tag(self.rng.below(256) as u8),
+                4,
+                0,
+                data,
+            )
+            .expect("a valid completion");
+        }
         let mut beats = to_beats(&tlp);
-        if kind == FaultKind::Malformed {
-            // DW0's low 10 bits are the length: say 16 DWs, carry 8.
-            beats[0].data = (beats[0].data & !0x3ff) | 16;
+        // DW0 is lane 0 of the first beat (wire byte 0, fmt/type, in bits 31:24); its low
+        // 10 bits are the length.
+        match kind {
+            // Says 16 DWs, carries 8.
+            FaultKind::Malformed => beats[0].data = (beats[0].data & !0x3ff) | 16,
+            // Says 4 DWs, carries 8.
+            FaultKind::Overlong => beats[0].data = (beats[0].data & !0x3ff) | 4,
+            // fmt 3 (4-DW header with data), type 3: reserved.
+            FaultKind::BadType => beats[0].data = (beats[0].data & !(0xff << 24)) | (0x63 << 24),
+            _ => {}
         }
         beats
     }
@@ -287,7 +377,7 @@ impl Injector {
         intact: u64,
         errors: u64,
     ) -> Result<FaultReport, SimError> {
-        let mut injected = [0; 4];
+        let mut injected = [0; KIND_COUNT];
         for (n, f) in nodes.iter_mut().enumerate() {
             for (port, _) in f.frozen.drain(..) {
                 set_frozen(&mut c.nodes[n], port, false);
@@ -303,19 +393,24 @@ impl Injector {
             now.errors - base.errors,
             now.drops - base.drops,
             now.poisoned - base.poisoned,
-            0,
         ];
-        let by_kind = |v: [u64; 4]| {
+        let by_counter = |v: [u64; 3]| Counter::ALL.map(Counter::name).into_iter().zip(v).collect();
+        let expected = Counter::ALL.map(|counter| {
             FaultKind::ALL
-                .map(FaultKind::name)
-                .into_iter()
-                .zip(v)
-                .collect()
-        };
+                .iter()
+                .filter(|k| k.counter() == Some(counter))
+                .map(|k| injected[*k as usize])
+                .sum()
+        });
         Ok(FaultReport {
             seed,
-            faults_injected: by_kind(injected),
-            faults_detected: by_kind(detected),
+            faults_injected: FaultKind::ALL
+                .map(FaultKind::name)
+                .into_iter()
+                .zip(injected)
+                .collect(),
+            faults_detected: by_counter(detected),
+            faults_expected: by_counter(expected),
             flows_affected: 0,
             flows_unaffected: flows,
             flows_unaffected_intact: intact,

@@ -29,6 +29,9 @@ pub struct PortCounters {
     pub drop_internal: Signal<In, Bit>,
     /// Pulse: egress translation dropped a TLP (a disabled target; N only).
     pub drop_egress: Signal<In, Bit>,
+    /// Pulse: the link controller dropped a TLP (unexpected completion, malformed
+    /// config request).
+    pub drop_link: Signal<In, Bit>,
     /// Pulse: a malformed TLP arrived.
     pub malformed: Signal<In, Bit>,
     /// Pulse: a UR completion was sent for a request from this port.
@@ -87,12 +90,13 @@ impl Logic for PortCounters {
         }
         self.bytes_out_acc.d.next =
             self.bytes_out_acc.q.val() + bit_cast::<32, 5>(self.bytes_out.val());
-        // Drops from four places may coincide; each counts.
+        // Drops from five places may coincide; each counts.
         self.drops.d.next = self.drops.q.val()
             + bit_cast::<32, 1>(self.drop_rx.val().into())
             + bit_cast::<32, 1>(self.drop_xbar.val().into())
             + bit_cast::<32, 1>(self.drop_internal.val().into())
-            + bit_cast::<32, 1>(self.drop_egress.val().into());
+            + bit_cast::<32, 1>(self.drop_egress.val().into())
+            + bit_cast::<32, 1>(self.drop_link.val().into());
         if self.malformed.val() {
             self.errors.d.next = self.errors.q.val() + 1;
         }

@@ -5,7 +5,7 @@
 //! bus [`PARTNER_BUS`] device 0 function 0) and waits for its completion: requester id 0
 //! and the request's tag. Every request gets a fresh tag (a counter), so a completion of
 //! an earlier request never matches a later one; completions that do not match are
-//! ignored. The request beat is held on `tx` until taken; the completion timeout
+//! dropped and reported (`unexpected`). The request beat is held on `tx` until taken; the completion timeout
 //! (`cfg_timeout` cycles) runs from the cycle after it was taken, per step.
 //!
 //! A completion's status decides: SC goes on (a read must carry data); UR means the
@@ -101,6 +101,9 @@ pub struct BringUp {
     pub error: Signal<Out, Bits<4>>,
     /// The partner is configured.
     pub ready: Signal<Out, Bit>,
+    /// Pulse: a completion arrived that answers no request in flight (an unexpected
+    /// completion, PCIe 2.0 §2.3.2); it is dropped and counted in `DROPS`.
+    pub unexpected: Signal<Out, Bit>,
     /// Partner's node id, from its `PORT_INFO`.
     pub partner_node: Signal<Out, Bits<4>>,
     /// Partner's port, from its `PORT_INFO`.
@@ -174,6 +177,7 @@ impl Default for BringUp {
             cfg_timeout: Default::default(),
             state: Default::default(),
             error: Default::default(),
+            unexpected: Default::default(),
             ready: Default::default(),
             partner_node: Default::default(),
             partner_port: Default::default(),
@@ -345,6 +349,8 @@ impl Logic for BringUp {
             && (self.phase.q.val() == Phase::Wait)
             && (self.cpl.val().get_bits::<16>(80) == 0)
             && (self.cpl.val().get_bits::<8>(72) == self.tag.q.val());
+
+        self.unexpected.next = self.cpl_valid.val() && !self.matched.val();
 
         if self.active.val() && (self.phase.q.val() == Phase::Wait) {
             self.timer.d.next = self.timer.q.val() + 1;

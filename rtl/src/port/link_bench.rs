@@ -86,6 +86,8 @@ pub struct Bench {
     held: Option<TestBeat>,
     /// Cycle budget of one [`Bench::transact`].
     pub transact_limit: u64,
+    /// `dropped` pulses seen.
+    pub dropped: u64,
 }
 
 impl Bench {
@@ -106,6 +108,7 @@ impl Bench {
             mon: StreamMonitor::new(p_ready, seed ^ 0x5A5A),
             held: None,
             transact_limit: 200,
+            dropped: 0,
         };
         b.cycle();
         b.cycle();
@@ -160,6 +163,7 @@ impl Bench {
                 ..TestBeat::default()
             });
         }
+        self.dropped += u64::from(self.s.uut.dropped.val());
         self.drv.sample(&self.s.uut.rx);
         self.mon.sample(&self.s.uut.tx);
     }

@@ -9,7 +9,8 @@
 //! completion goes to the bring-up engine in the root-complex role. Everything else is
 //! consumed to its `eop` and dropped without an answer: a malformed request (several
 //! beats, wrong length) is discarded as PCIe §2.3 asks of a receiver, so it gets no
-//! completion either. `rx` is taken only while the answer slot is free, and always while
+//! completion either. Each TLP dropped so, and each completion the engine expected
+//! none of, pulses `dropped` (the port's `DROPS`). `rx` is taken only while the answer slot is free, and always while
 //! the link is down (beats from a dead link are dropped).
 //!
 //! TX: answers go before the engine's requests (completions may pass requests); a beat
@@ -90,6 +91,9 @@ pub struct LinkCtrl {
     pub max_payload: Signal<Out, Bits<3>>,
     /// Device control: max read request size code.
     pub max_read_req: Signal<Out, Bits<3>>,
+    /// Pulse: a TLP was taken and dropped without an answer (several beats, a one-beat
+    /// TLP neither config space nor engine takes, a completion no request awaits).
+    pub dropped: Signal<Out, Bit>,
     cfg: CfgSpace,
     rc: BringUp,
     skip: DFF<Bit>,
@@ -146,6 +150,7 @@ impl Default for LinkCtrl {
             partner_valid: Default::default(),
             max_payload: Default::default(),
             max_read_req: Default::default(),
+            dropped: Default::default(),
             cfg: Default::default(),
             rc: Default::default(),
             skip: Default::default(),
@@ -230,6 +235,14 @@ impl Logic for LinkCtrl {
         self.rc.cpl.next = self.rx.data.val();
         self.rc.cpl_valid.next = self.deliver.val() && self.cpl_ok.val() && self.role_rc.val();
         self.rc.cfg_in_rc.next = self.deliver.val() && self.cfg_ok.val() && self.role_rc.val();
+        // Counted once, at its first beat (a dead link's beats are not counted).
+        self.dropped.next = (self.take.val()
+            && !self.skip.q.val()
+            && self.rx.sop.val()
+            && self.link_up.val()
+            && (!self.rx.eop.val()
+                || !(self.cfg_ok.val() || (self.cpl_ok.val() && self.role_rc.val()))))
+            || self.rc.unexpected.val();
 
         // TX: answers first; a presented beat keeps its source until taken.
         self.sel_rc.next = !self.cfg.tx.valid.val();

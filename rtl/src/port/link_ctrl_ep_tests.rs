@@ -257,7 +257,7 @@ fn ep_reports_not_configured_until_configured_and_resets_on_link_down() {
 }
 
 #[test]
-fn ep_drops_malformed_requests_and_stray_completions_without_answer() {
+fn ep_drops_and_counts_malformed_requests_and_stray_completions_without_answer() {
     let mut h = Host::new(6, 0.6);
     // Length 2, three beats: consumed to eop, no answer.
     let mut long = CfgReq::wr0(HOST, 9, DEV, 0x04, 0xF, 6).dws();
@@ -268,7 +268,7 @@ fn ep_drops_malformed_requests_and_stray_completions_without_answer() {
     let mut bad_be = CfgReq::rd0(HOST, 10, DEV, 0).dws();
     bad_be[1] |= 0xF0;
     h.b.drv.push(packet_beats(&bad_be, 0, 0, false));
-    // A completion reaching an endpoint: ignored.
+    // A completion reaching an endpoint: dropped.
     h.b.drv
         .push(Cpl::cfg(0x0100, SC, 0, 1, Some(0x1234)).beats());
     h.b.drv.push(Cpl::cfg(0x0100, CA, 0, 2, None).beats());
@@ -279,6 +279,7 @@ fn ep_drops_malformed_requests_and_stray_completions_without_answer() {
         h.b.mon.packets
     );
     assert_eq!(h.b.drv.pending(), 0);
+    assert_eq!(h.b.dropped, 4, "each dropped TLP counted once");
     assert!(
         !h.b.status().mem_enable,
         "the malformed write changed nothing"

@@ -52,12 +52,12 @@ fn run_until_failed(b: &mut Bench, limit: u64) -> u8 {
 }
 
 #[test]
-fn rc_ignores_unmatched_completions_retries_crs_and_comes_up() {
+fn rc_drops_and_counts_unmatched_completions_retries_crs_and_comes_up() {
     let mut b = rc_bench(11, 0.5);
     let r = next_request(&mut b);
     assert_eq!((r.offset, r.write), (0x00, None));
     assert_eq!(b.status().state, LinkState::Identify as u8);
-    // Wrong tag, wrong requester: ignored.
+    // Wrong tag, wrong requester: dropped, each counted once.
     reply(
         &mut b,
         Cpl {
@@ -81,6 +81,7 @@ fn rc_ignores_unmatched_completions_retries_crs_and_comes_up() {
     reply(&mut b, good_answer(&r));
     b.run(30);
     assert!(b.mon.packets.is_empty(), "moved on with a stale completion");
+    assert_eq!(b.dropped, 3, "two strangers and a stale answer");
     reply(&mut b, good_answer(&again));
     let mut offsets = vec![];
     loop {
@@ -109,6 +110,25 @@ fn rc_ignores_unmatched_completions_retries_crs_and_comes_up() {
     );
     b.run(100);
     assert!(b.mon.packets.is_empty(), "nothing is sent after Ready");
+    assert_eq!(b.dropped, 3, "every expected completion taken");
+    // After Ready, a completion nobody awaits, with data over two beats or in one: both
+    // dropped and counted.
+    reply(&mut b, Cpl::cfg(PARTNER, SC, 0, 7, Some(1)));
+    let mut two = Cpl::cfg(PARTNER, SC, 0, 8, Some(1)).beats();
+    let tail = two[0];
+    two[0].eop = false;
+    two.push(crate::harness::TestBeat {
+        sop: false,
+        eop: true,
+        ..tail
+    });
+    b.drv.push(two);
+    b.run(40);
+    assert_eq!(b.dropped, 5);
+    assert!(
+        b.status().ready,
+        "a stray completion does not disturb a ready link"
+    );
 }
 
 #[test]

@@ -230,6 +230,7 @@ impl Logic for PortPath {
         self.count.drop_xbar.next = self.drop_xbar.val();
         self.count.drop_internal.next = self.drop_internal.val();
         self.count.drop_egress.next = self.drop_egress.val();
+        self.count.drop_link.next = self.link.dropped.val();
         self.count.ur_sent.next = self.ur_sent.val();
         self.tlps_in_count.next = self.count.tlps_in_count.val();
         self.bytes_in_count.next = self.count.bytes_in_count.val();
