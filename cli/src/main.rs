@@ -82,7 +82,17 @@ impl fmt::Display for CliError {
 fn main() -> ExitCode {
     // clap itself exits with code 2 on usage errors.
     let cli = Cli::parse();
-    let result = match cli.command {
+    // Only `peach2 sim` spreads a cluster over the processes of an MPI job; any other
+    // command would run once per process.
+    let result = if !matches!(cli.command, Command::Sim(_)) && processes::in_job() {
+        Err(CliError::Input(
+            "started by mpirun with several processes: only `peach2 sim` runs over processes"
+                .into(),
+        ))
+    } else {
+        Ok(())
+    };
+    let result = result.and_then(|()| match cli.command {
         Command::Tlp(args) => tlp_cmd::run(args).map(|()| None),
         Command::Verilog(args) => verilog_cmd::run(args).map(|()| None),
         Command::Sim(args) => sim_cmd::run(args).map(|()| None),
@@ -91,7 +101,7 @@ fn main() -> ExitCode {
         Command::Cc(args) => cc_cmd::run(args).map(Some),
         Command::Run(args) => run_cmd::run(args).map(Some),
         Command::Fuzz(args) => fuzz_cmd::run(args).map(|()| None),
-    };
+    });
     match result {
         Ok(code) => code.unwrap_or(ExitCode::SUCCESS),
         Err(e) => {

@@ -4,6 +4,15 @@ use crate::CliError;
 use peach2_sim::partition::Transport;
 use std::rc::Rc;
 
+/// `mpirun` started this process as one of several (read from its environment, without
+/// initialising MPI).
+pub fn in_job() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .any(|n| n.trim().parse::<u32>().is_ok_and(|n| n > 1))
+}
+
 /// The MPI job this process belongs to, when `mpirun` started more than one process.
 #[cfg(feature = "mpi")]
 pub fn job() -> Result<Option<Rc<dyn Transport>>, CliError> {

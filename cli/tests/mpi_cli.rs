@@ -125,6 +125,13 @@ fn a_failure_in_any_process_ends_the_job_with_its_message() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let out = mpirun(2, &["bench", "sim-speed", "--topology", "ring2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("only `peach2 sim` runs over processes"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = mpirun(3, &["sim", "--topology", "ring2", "--cycles", "100"]);
     assert!(!out.status.success());
     assert!(
