@@ -487,17 +487,13 @@ impl Cluster {
                         .nodes
                         .iter_mut()
                         .zip(agents.iter_mut())
-                        .enumerate()
-                        .filter(|(i, _)| local[*i])
-                        .map(|(i, (n, a))| (i, n, a, Ok(())))
+                        .zip(&local)
+                        .filter(|(_, l)| **l)
+                        .map(|((n, a), _)| (n, a, Ok(())))
                         .collect();
-                    // The busiest nodes are claimed first, so that no thread is left
-                    // with a busy node while the others wait at the window's end.
-                    jobs.sort_by_key(|(_, n, _, _)| std::cmp::Reverse(n.stats.window_evals));
-                    pool.for_each_mut(&mut jobs, |(_, n, a, r)| *r = n.run_window(*a, from, to));
-                    // The error of the first node, whatever the order they ran in.
-                    jobs.sort_by_key(|(i, _, _, _)| *i);
-                    jobs.into_iter().try_for_each(|(_, _, _, r)| r)
+                    // In node order: each thread runs the same nodes every window.
+                    pool.for_each_mut(&mut jobs, |(n, a, r)| *r = n.run_window(*a, from, to));
+                    jobs.into_iter().try_for_each(|(_, _, r)| r)
                 }
                 _ => self
                     .nodes

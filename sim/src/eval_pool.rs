@@ -31,7 +31,8 @@ struct Shared {
     generation: AtomicU64,
     job: Mutex<Option<Job>>,
     len: AtomicUsize,
-    next: AtomicUsize,
+    /// Per thread, the next item of its block to claim.
+    cursors: Vec<Cursor>,
     /// Workers that finished the current generation.
     done: AtomicUsize,
     panicked: AtomicBool,
@@ -39,7 +40,16 @@ struct Shared {
     stop: AtomicBool,
     /// Spins before yielding: `SPINS`, or 0 when oversubscribed.
     spins: u32,
+    /// Blocks the items are cut into: one per thread, or a single one all threads claim
+    /// from when there are more threads than cores (a thread the system parks while it
+    /// holds a block would hold up the window; claiming one at a time, nobody waits
+    /// for it long).
+    blocks: usize,
 }
+
+/// A claim counter on a cache line of its own (threads claim from each other's).
+#[repr(align(64))]
+struct Cursor(AtomicUsize);
 
 /// A pool of `threads - 1` workers; the calling thread is the last one.
 pub struct EvalPool {
@@ -52,20 +62,20 @@ impl EvalPool {
     /// A pool that runs work on `threads` threads in all (the caller included).
     /// `threads` is at least 2; the cluster runs one thread without a pool.
     pub fn new(threads: usize) -> std::io::Result<Self> {
+        let oversubscribed = threads > thread::available_parallelism().map_or(1, usize::from);
         let shared = Arc::new(Shared {
             generation: AtomicU64::new(0),
             job: Mutex::new(None),
             len: AtomicUsize::new(0),
-            next: AtomicUsize::new(0),
+            cursors: (0..if oversubscribed { 1 } else { threads.max(2) })
+                .map(|_| Cursor(AtomicUsize::new(0)))
+                .collect(),
             done: AtomicUsize::new(0),
             panicked: AtomicBool::new(false),
             sleepers: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
-            spins: if threads > thread::available_parallelism().map_or(1, usize::from) {
-                0
-            } else {
-                SPINS
-            },
+            spins: if oversubscribed { 0 } else { SPINS },
+            blocks: if oversubscribed { 1 } else { threads.max(2) },
         });
         let mut pool = Self {
             shared,
@@ -76,7 +86,7 @@ impl EvalPool {
             let s = Arc::clone(&pool.shared);
             let h = thread::Builder::new()
                 .name(format!("peach2-eval-{i}"))
-                .spawn(move || worker(&s))?;
+                .spawn(move || worker(&s, i))?;
             pool.threads.push(h.thread().clone());
             pool.workers.push(h);
         }
@@ -95,8 +105,9 @@ impl EvalPool {
         let call = move |i: usize| {
             let base = &base;
             // SAFETY: `i < items.len()` and every index is claimed by exactly one thread
-            // (`next.fetch_add`), so this is the only reference to item `i`; `items` is
-            // borrowed mutably until every thread has finished (`done` below).
+            // (the `fetch_add` of its block's cursor), so this is the only reference to
+            // item `i`; `items` is borrowed mutably until every thread has finished
+            // (`done` below).
             f(unsafe { &mut *base.0.add(i) });
         };
         let job: &(dyn Fn(usize) + Sync) = &call;
@@ -107,7 +118,9 @@ impl EvalPool {
         let s = &*self.shared;
         *s.job.lock().unwrap_or_else(|e| e.into_inner()) = Some(job);
         s.len.store(items.len(), Ordering::Relaxed);
-        s.next.store(0, Ordering::Relaxed);
+        for (t, c) in s.cursors.iter().enumerate() {
+            c.0.store(block(t, s.blocks, items.len()).start, Ordering::Relaxed);
+        }
         s.done.store(0, Ordering::Relaxed);
         s.generation.fetch_add(1, Ordering::SeqCst);
         if s.sleepers.load(Ordering::SeqCst) > 0 {
@@ -115,7 +128,7 @@ impl EvalPool {
                 t.unpark();
             }
         }
-        let mine = catch_unwind(AssertUnwindSafe(|| run(s, job)));
+        let mine = catch_unwind(AssertUnwindSafe(|| run(s, job, 0)));
         let mut spins = 0u32;
         while s.done.load(Ordering::Acquire) < self.workers.len() {
             backoff(&mut spins, s.spins);
@@ -150,15 +163,25 @@ struct SendPtr<T>(*mut T);
 // `for_each_mut`), and `T: Send` there.
 unsafe impl<T: Send> Sync for SendPtr<T> {}
 
-/// Claims and runs indices of the current job until none is left.
-fn run(s: &Shared, job: Job) {
-    let len = s.len.load(Ordering::Relaxed);
-    loop {
-        let i = s.next.fetch_add(1, Ordering::Relaxed);
-        if i >= len {
-            return;
+/// Block `t` of `len` items cut into `blocks`.
+fn block(t: usize, blocks: usize, len: usize) -> std::ops::Range<usize> {
+    t * len / blocks..(t + 1) * len / blocks
+}
+
+/// Runs thread `me`'s block of the current job, then claims what is left of the other
+/// blocks until none is left.
+fn run(s: &Shared, job: Job, me: usize) {
+    let (len, blocks) = (s.len.load(Ordering::Relaxed), s.blocks);
+    for k in 0..blocks {
+        let t = (me + k) % blocks;
+        let end = block(t, blocks, len).end;
+        loop {
+            let i = s.cursors[t].0.fetch_add(1, Ordering::Relaxed);
+            if i >= end {
+                break;
+            }
+            job(i);
         }
-        job(i);
     }
 }
 
@@ -171,7 +194,7 @@ fn backoff(spins: &mut u32, limit: u32) {
     *spins = spins.saturating_add(1);
 }
 
-fn worker(s: &Shared) {
+fn worker(s: &Shared, me: usize) {
     let mut seen = 0u64;
     loop {
         let mut spins = 0u32;
@@ -197,7 +220,7 @@ fn worker(s: &Shared) {
         }
         let job = *s.job.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(job) = job {
-            if catch_unwind(AssertUnwindSafe(|| run(s, job))).is_err() {
+            if catch_unwind(AssertUnwindSafe(|| run(s, job, me))).is_err() {
                 s.panicked.store(true, Ordering::Relaxed);
             }
         }

@@ -71,8 +71,6 @@ pub(crate) struct NodeStats {
     pub(crate) evals_done: u64,
     /// Cycle of the last beat that moved at this node.
     pub(crate) last_progress: u64,
-    /// Chip evaluations in the last window (what the node will likely cost next).
-    pub(crate) window_evals: u64,
 }
 
 /// What runs beside a node, cycle by cycle, on whichever thread runs the node: traffic,
@@ -262,14 +260,12 @@ impl Node {
         from: u64,
         to: u64,
     ) -> Result<(), SimError> {
-        let evals = self.stats.evals_done;
         for now in from..to {
             agent.before_cycle(self, now)?;
             self.eval(true)?;
             self.finish_cycle(now);
             agent.after_cycle(self, now);
         }
-        self.stats.window_evals = self.stats.evals_done - evals;
         Ok(())
     }
 }
