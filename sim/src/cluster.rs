@@ -19,7 +19,7 @@ use crate::chip::{reset, ChipPorts, VlChip};
 use crate::error::SimError;
 use crate::eval_pool::EvalPool;
 use crate::hdl_chip::HdlChip;
-use crate::link::{deliver, Link, LinkEnd};
+use crate::link::{deliver, Link, LinkEnd, MailReader};
 use crate::node::{Gpu, Host, Node};
 use crate::node_cycle::{Attached, ChipState, NodeStats};
 use crate::partition::Partition;
@@ -78,6 +78,8 @@ pub struct Cluster {
     pool: Option<EvalPool>,
     /// This process's share, when the cluster is spread over processes.
     partition: Option<Partition>,
+    /// Per node: this process runs it (all, unless partitioned).
+    local: Vec<bool>,
 }
 
 fn host_config() -> RootComplexConfig {
@@ -183,6 +185,7 @@ impl Cluster {
                 "cable latency: at least one cycle (nothing crosses a cable within a cycle)".into(),
             ));
         }
+        let local = vec![true; nodes.len()];
         Ok(Self {
             vcd: None,
             tlp_log: None,
@@ -196,6 +199,7 @@ impl Cluster {
             ctx,
             pool: None,
             partition: None,
+            local,
         })
     }
 
@@ -337,20 +341,14 @@ impl Cluster {
                 "the cluster is already partitioned".into(),
             ));
         }
+        self.local = (0..self.nodes.len()).map(|n| p.is_local(n)).collect();
         self.partition = Some(p);
         Ok(())
     }
 
     /// This process runs node `n` (every node, unless partitioned).
     pub fn is_local(&self, n: usize) -> bool {
-        self.partition.as_ref().is_none_or(|p| p.is_local(n))
-    }
-
-    /// This process reports for the cluster (rank 0, or the only process).
-    pub fn is_root(&self) -> bool {
-        self.partition
-            .as_ref()
-            .is_none_or(|p| p.transport().rank() == 0)
+        self.local[n]
     }
 
     /// Element-wise sum (or, with `max`, maximum) of `v` over the processes (nothing to
@@ -474,11 +472,11 @@ impl Cluster {
         let result = if traced {
             self.traced_cycle(agents)
         } else {
-            let local: Vec<bool> = (0..self.nodes.len()).map(|i| self.is_local(i)).collect();
+            let local = &self.local;
             let awake = self
                 .nodes
                 .iter()
-                .zip(&local)
+                .zip(local)
                 .filter(|(n, l)| **l && !n.state.asleep)
                 .count();
             match &self.pool {
@@ -487,7 +485,7 @@ impl Cluster {
                         .nodes
                         .iter_mut()
                         .zip(agents.iter_mut())
-                        .zip(&local)
+                        .zip(local)
                         .filter(|(_, l)| **l)
                         .map(|((n, a), _)| (n, a, Ok(())))
                         .collect();
@@ -499,7 +497,7 @@ impl Cluster {
                     .nodes
                     .iter_mut()
                     .zip(agents.iter_mut())
-                    .zip(&local)
+                    .zip(local)
                     .filter(|(_, l)| **l)
                     .try_for_each(|((n, a), _)| n.run_window(a, from, to)),
             }
@@ -542,19 +540,21 @@ impl Cluster {
     /// process that runs it (all processes swap theirs in one exchange per window).
     /// Every message starts with whether its sender `failed` this window.
     fn exchange(&mut self, failed: bool) -> Result<(), SimError> {
-        let ranks = self.partition.as_ref().map_or(1, |p| p.transport().size());
+        let Some(ranks) = self.partition.as_ref().map(|p| p.transport().size()) else {
+            for ci in 0..self.cables.len() {
+                self.deliver_within(ci);
+            }
+            return Ok(());
+        };
         let mut out = vec![vec![u8::from(failed)]; ranks];
         for ci in 0..self.cables.len() {
             let [a, b] = self.cables[ci].ends;
             match (self.is_local(a.node), self.is_local(b.node)) {
                 (true, true) => self.deliver_within(ci),
-                (true, false) | (false, true) => {
-                    let (near, far) = if self.is_local(a.node) {
-                        (a, b)
-                    } else {
-                        (b, a)
-                    };
-                    let p = self.partition.as_ref().expect("two processes");
+                (false, false) => {}
+                (a_here, _) => {
+                    let (near, far) = if a_here { (a, b) } else { (b, a) };
+                    let p = self.partition.as_ref().expect("partitioned");
                     let msg = &mut out[p.owner(far.node)];
                     msg.extend_from_slice(&(ci as u32).to_le_bytes());
                     self.nodes[near.node].ports[near.port.index() as usize]
@@ -563,12 +563,9 @@ impl Cluster {
                         .end
                         .pack_mail(msg);
                 }
-                (false, false) => {}
             }
         }
-        let Some(p) = &self.partition else {
-            return Ok(());
-        };
+        let p = self.partition.as_ref().expect("partitioned");
         for (rank, msg) in p.transport().exchange(&out)?.into_iter().enumerate() {
             let Some((&status, mut rest)) = msg.split_first() else {
                 return Err(SimError::Transport(format!(
@@ -581,9 +578,9 @@ impl Cluster {
                     self.cycle
                 )));
             }
-            while let Some((ci, tail)) = rest.split_first_chunk::<4>() {
-                let ci = u32::from_le_bytes(*ci) as usize;
-                rest = tail;
+            while !rest.is_empty() {
+                let ci = MailReader(rest).u32()? as usize;
+                rest = &rest[4..];
                 let c = self.cables.get(ci).ok_or_else(|| {
                     SimError::Transport(format!("a message for cable {ci}, which is not there"))
                 })?;
@@ -597,9 +594,6 @@ impl Cluster {
                     .expect("every cable end is attached")
                     .end
                     .unpack_mail(&mut rest)?;
-            }
-            if !rest.is_empty() {
-                return Err(SimError::Transport("a cable message ends early".into()));
             }
         }
         Ok(())
@@ -653,20 +647,10 @@ impl Cluster {
             }
             lines.clear();
             for msg in self.gather_to_root(bytes)? {
-                let mut rest = msg.as_slice();
-                while !rest.is_empty() {
-                    let bad = || SimError::Transport("a TLP log message ends early".into());
-                    let (c, r) = rest.split_first_chunk::<8>().ok_or_else(bad)?;
-                    let (i, r) = r.split_first_chunk::<4>().ok_or_else(bad)?;
-                    let (n, r) = r.split_first_chunk::<4>().ok_or_else(bad)?;
-                    let n = u32::from_le_bytes(*n) as usize;
-                    let l = r.get(..n).ok_or_else(bad)?;
-                    lines.push((
-                        u64::from_le_bytes(*c),
-                        u32::from_le_bytes(*i) as usize,
-                        String::from_utf8_lossy(l).into_owned(),
-                    ));
-                    rest = &r[n..];
+                let mut r = MailReader(&msg);
+                while !r.0.is_empty() {
+                    let (c, i, n) = (r.u64()?, r.u32()? as usize, r.u32()? as usize);
+                    lines.push((c, i, String::from_utf8_lossy(r.slice(n)?).into_owned()));
                 }
             }
         }

@@ -31,7 +31,10 @@ struct Shared {
     generation: AtomicU64,
     job: Mutex<Option<Job>>,
     len: AtomicUsize,
-    /// Per thread, the next item of its block to claim.
+    /// Per block, the next item to claim: one block per thread, or a single one all
+    /// threads claim from when there are more threads than cores (a thread the system
+    /// parks while it holds a block would hold up the window; claiming one at a time,
+    /// nobody waits for it long).
     cursors: Vec<Cursor>,
     /// Workers that finished the current generation.
     done: AtomicUsize,
@@ -40,11 +43,6 @@ struct Shared {
     stop: AtomicBool,
     /// Spins before yielding: `SPINS`, or 0 when oversubscribed.
     spins: u32,
-    /// Blocks the items are cut into: one per thread, or a single one all threads claim
-    /// from when there are more threads than cores (a thread the system parks while it
-    /// holds a block would hold up the window; claiming one at a time, nobody waits
-    /// for it long).
-    blocks: usize,
 }
 
 /// A claim counter on a cache line of its own (threads claim from each other's).
@@ -75,7 +73,6 @@ impl EvalPool {
             sleepers: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
             spins: if oversubscribed { 0 } else { SPINS },
-            blocks: if oversubscribed { 1 } else { threads.max(2) },
         });
         let mut pool = Self {
             shared,
@@ -119,7 +116,10 @@ impl EvalPool {
         *s.job.lock().unwrap_or_else(|e| e.into_inner()) = Some(job);
         s.len.store(items.len(), Ordering::Relaxed);
         for (t, c) in s.cursors.iter().enumerate() {
-            c.0.store(block(t, s.blocks, items.len()).start, Ordering::Relaxed);
+            c.0.store(
+                block(t, s.cursors.len(), items.len()).start,
+                Ordering::Relaxed,
+            );
         }
         s.done.store(0, Ordering::Relaxed);
         s.generation.fetch_add(1, Ordering::SeqCst);
@@ -171,7 +171,7 @@ fn block(t: usize, blocks: usize, len: usize) -> std::ops::Range<usize> {
 /// Runs thread `me`'s block of the current job, then claims what is left of the other
 /// blocks until none is left.
 fn run(s: &Shared, job: Job, me: usize) {
-    let (len, blocks) = (s.len.load(Ordering::Relaxed), s.blocks);
+    let (len, blocks) = (s.len.load(Ordering::Relaxed), s.cursors.len());
     for k in 0..blocks {
         let t = (me + k) % blocks;
         let end = block(t, blocks, len).end;

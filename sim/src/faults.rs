@@ -110,7 +110,7 @@ impl Counter {
 }
 
 /// The kinds' names, in [`FaultSpec`] order.
-pub const KINDS: [&str; KIND_COUNT] = [
+pub const KINDS: [&str; 7] = [
     "malformed",
     "unroutable",
     "poisoned",
@@ -121,7 +121,7 @@ pub const KINDS: [&str; KIND_COUNT] = [
 ];
 
 /// How many kinds there are.
-const KIND_COUNT: usize = 7;
+const KIND_COUNT: usize = KINDS.len();
 
 /// Rates per kind ([`KINDS`] order), in faults per million cycles.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

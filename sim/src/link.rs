@@ -333,26 +333,35 @@ pub fn deliver(from: &mut LinkEnd, to: &mut LinkEnd) {
     to.tx.updates.extend(from.rx.credits.drain(..));
 }
 
-/// Bytes of a message handed to a far end in another process (see
-/// [`LinkEnd::pack_mail`]): little-endian integers read in order.
-struct MailReader<'a>(&'a [u8]);
+/// Bytes of a message from another process (cable mail, [`LinkEnd::pack_mail`]; TLP
+/// log lines): little-endian integers and byte strings read in order.
+pub(crate) struct MailReader<'a>(pub(crate) &'a [u8]);
 
 impl MailReader<'_> {
     fn bytes<const N: usize>(&mut self) -> Result<[u8; N], SimError> {
-        let (head, rest) = self
-            .0
-            .split_first_chunk::<N>()
-            .ok_or_else(|| SimError::Transport("a cable message ends early".into()))?;
+        let (head, rest) = self.0.split_first_chunk::<N>().ok_or_else(Self::short)?;
         self.0 = rest;
         Ok(*head)
     }
-    fn u8(&mut self) -> Result<u8, SimError> {
+    fn short() -> SimError {
+        SimError::Transport("a message between processes ends early".into())
+    }
+    /// The next `n` bytes.
+    pub(crate) fn slice(&mut self, n: usize) -> Result<&[u8], SimError> {
+        if self.0.len() < n {
+            return Err(Self::short());
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+    pub(crate) fn u8(&mut self) -> Result<u8, SimError> {
         Ok(self.bytes::<1>()?[0])
     }
-    fn u32(&mut self) -> Result<u32, SimError> {
+    pub(crate) fn u32(&mut self) -> Result<u32, SimError> {
         Ok(u32::from_le_bytes(self.bytes()?))
     }
-    fn u64(&mut self) -> Result<u64, SimError> {
+    pub(crate) fn u64(&mut self) -> Result<u64, SimError> {
         Ok(u64::from_le_bytes(self.bytes()?))
     }
     fn class(&mut self) -> Result<FlowClass, SimError> {
