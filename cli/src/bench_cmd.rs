@@ -188,6 +188,7 @@ fn pingpong_cmd(a: PingPongArgs) -> Result<(), CliError> {
             sizes: sizes.clone(),
             iters: a.iters,
             profile: profile.clone(),
+            window_limit: None,
         };
         let name = label(mem, desc);
         let mut progress = |done: usize, _n: usize| {

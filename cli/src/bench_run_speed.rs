@@ -74,6 +74,7 @@ pub fn run(a: RunSpeedArgs) -> Result<(), CliError> {
         sizes: a.sizes.clone(),
         iters: a.iters,
         profile,
+        window_limit: None,
     };
     let t = Instant::now();
     let (_, bench_cycles) = pingpong::run_counted(&cfg, &mut |_, _| {})

@@ -82,12 +82,14 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     })?;
     if args.summary {
         eprintln!(
-            "peach2 run: profile {}, {} cycles ({:.1} us simulated) in {:.2} s, {:.0} cycles/s",
+            "peach2 run: profile {}, {} cycles ({:.1} us simulated) in {:.2} s, {:.0} cycles/s, {} windows ({:.1} cycles each)",
             args.profile,
             report.cycles,
             report.cycles as f64 / 250.0,
             report.wall_s,
-            report.cycles as f64 / report.wall_s
+            report.cycles as f64 / report.wall_s,
+            report.windows,
+            report.cycles as f64 / report.windows.max(1) as f64
         );
     }
     match report.outcome {

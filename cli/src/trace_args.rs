@@ -1,5 +1,6 @@
 //! The debugging options `peach2 sim` and `peach2 run` share: a VCD window of chip
-//! internals (for GTKWave) and a log of every TLP on every cable.
+//! internals (for GTKWave), a log of every TLP on every cable, and the longest window
+//! the nodes run apart (1: the sequential reference the parallel runs must equal).
 
 use clap::Args;
 use peach2_sim::cluster::Cluster;
@@ -24,6 +25,12 @@ pub struct TraceArgs {
     /// Write every TLP entering a cable here, one JSON line each.
     #[arg(long)]
     tlp_log: Option<PathBuf>,
+    /// Longest window, in cycles, the nodes run apart before the cables' messages are
+    /// handed over (default and maximum: the shortest cable latency). Results are the
+    /// same for any value; 1 runs the cluster one cycle at a time, the sequential
+    /// reference to compare a parallel run against.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    window_limit: Option<u64>,
 }
 
 impl TraceArgs {
@@ -36,6 +43,9 @@ impl TraceArgs {
     /// than the root of an MPI job (`root` false) the TLP log's lines go to the root,
     /// which writes the file.
     pub fn apply(&self, c: &mut Cluster, root: bool) -> Result<(), SimError> {
+        if let Some(w) = self.window_limit {
+            c.set_window_limit(w)?;
+        }
         if !root {
             if self.tlp_log.is_some() {
                 c.log_tlps(Box::new(std::io::sink()));

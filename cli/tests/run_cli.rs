@@ -198,3 +198,67 @@ fn ranks_waiting_on_what_never_comes_are_reported_not_hung() {
         );
     }
 }
+
+/// The cycles a `--summary` line reports.
+fn summary_cycles(stderr: &str) -> u64 {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("peach2 run: profile"))
+        .unwrap_or_else(|| panic!("no summary in {stderr}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "cycles").expect("cycles");
+    words[at - 1].parse().expect("a cycle count")
+}
+
+/// `--window-limit 1` runs the cluster one cycle at a time, the sequential reference: a
+/// program run in windows, on any number of threads, prints the same, takes the same
+/// cycles and puts the same TLPs on the cables, cycle for cycle.
+#[test]
+fn programs_run_in_windows_and_on_threads_as_cycle_by_cycle() {
+    // Notifications in the chip (BAR0 reads) and in host memory (polls); the `default`
+    // profile's CPU costs nothing to reach the root port, so a read's completion bounds
+    // windows to one cycle past it (a window one cycle longer fails this test).
+    let programs = [
+        ("pingpong", "ring2", "ha-pacs"),
+        ("pingpong", "ring2", "default"),
+        ("allgather", "2x2", "ha-pacs"),
+        ("halo2d", "ring4", "ha-pacs"),
+    ];
+    for (name, topology, profile) in programs {
+        let exe = build(name);
+        let mut reference = None;
+        let schedules: [&[&str]; 4] = [
+            &["--threads", "1", "--window-limit", "1"],
+            &["--threads", "1"],
+            &["--threads", "2"],
+            &["--threads", "3"],
+        ];
+        for schedule in schedules {
+            let log = temp(
+                "run-cli",
+                &format!("{name}{profile}{}.tlp", schedule.concat()),
+            );
+            let mut args = vec!["--topology", topology, "--profile", profile];
+            args.extend_from_slice(&["--summary", "--tlp-log"]);
+            args.push(log.to_str().unwrap());
+            args.extend_from_slice(schedule);
+            let out = run(&args, &exe, &[]);
+            let err = text(&out.stderr);
+            assert!(out.status.success(), "{name} {schedule:?}: {err}");
+            let got = (
+                text(&out.stdout),
+                summary_cycles(&err),
+                std::fs::read(&log).unwrap(),
+            );
+            assert!(got.2.len() > 1000, "{name}: a TLP log");
+            match &reference {
+                None => reference = Some(got),
+                Some(r) => {
+                    assert_eq!(r.0, got.0, "{name} {schedule:?}: output");
+                    assert_eq!(r.1, got.1, "{name} {schedule:?}: cycles");
+                    assert!(r.2 == got.2, "{name} {schedule:?}: TLP logs differ");
+                }
+            }
+        }
+    }
+}

@@ -66,6 +66,9 @@ pub struct RunReport {
     pub total_cycles: u64,
     /// Wall-clock seconds of the whole run (bring-up included).
     pub wall_s: f64,
+    /// Windows the cluster ran while the ranks ran: each ends where the nodes stop
+    /// to hand over the cables' messages and a rank acts.
+    pub windows: u64,
 }
 
 /// Why a run could not start.
@@ -315,7 +318,7 @@ pub fn run(
     }
     drop(tx);
     let stall = (cfg.stall_ms * 250e3) as u64;
-    let start = sys.cluster.cycle;
+    let (start, windows_before) = (sys.cluster.cycle, sys.cluster.windows());
     let mut sched = Scheduler::new(sys, ranks, stall, Output::new(files, out, err));
     let outcome = sched.run(&rx);
     if outcome != Outcome::Success {
@@ -337,6 +340,7 @@ pub fn run(
         outcome,
         cycles,
         total_cycles: sys.cluster.cycle,
+        windows: sys.cluster.windows() - windows_before,
         wall_s: t0.elapsed().as_secs_f64(),
     })
 }

@@ -16,7 +16,7 @@
 use crate::mpi::{self, Mailbox};
 use crate::ops::{Collective, Done, Op, Request};
 use crate::output::Output;
-use pcie_model::requester::RequestHandle;
+use peach2_testbench::cpu_wait::{CpuWait, WaitEnd};
 use peach2_testbench::profile::TransferCost;
 use peach2_testbench::sim_backend::SimSystem;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -50,9 +50,9 @@ pub enum Outcome {
 enum Pending {
     /// Carried out at a known time.
     At(u64, Op, Sender<Done>),
-    /// An MMIO read in flight; its data reaches the core this many cycles after its
-    /// completion.
-    Read(RequestHandle, u64, Sender<Done>),
+    /// Waiting on an MMIO read or a polled word, which the rank's [`CpuWait`] watches
+    /// beside its node.
+    Wait(Sender<Done>),
     /// An `MPI_Recv` waiting for its message, posted at the time given.
     Recv {
         posted: u64,
@@ -81,6 +81,9 @@ struct Rank {
 pub struct Scheduler {
     sys: SimSystem,
     ranks: Vec<Rank>,
+    /// What each node's CPU waits on (ranks' nodes first; one per node, as windows
+    /// need).
+    waits: Vec<CpuWait>,
     mailbox: Mailbox,
     mpi: TransferCost,
     start: u64,
@@ -96,8 +99,10 @@ impl Scheduler {
     pub fn new(sys: SimSystem, ranks: usize, stall_limit: u64, output: Output) -> Scheduler {
         let start = sys.cluster.cycle;
         let mpi = sys.software.mpi;
+        let waits = vec![CpuWait::default(); sys.cluster.nodes.len()];
         Scheduler {
             sys,
+            waits,
             ranks: (0..ranks)
                 .map(|_| Rank {
                     now: start,
@@ -281,50 +286,63 @@ impl Scheduler {
         }
     }
 
-    /// Steps the cluster to the next event and carries it out.
+    /// Runs the cluster to the next event and carries it out. The cluster runs in
+    /// windows up to the next known event, or the soonest a CPU's wait (a read, a poll)
+    /// could end: a wait that ends inside a window hands its CPU the result no sooner than
+    /// the window's end, so every rank acts at its exact cycle.
     fn advance(&mut self) -> Result<(), Outcome> {
-        let next = self.next_event();
-        let reads: Vec<usize> = (0..self.ranks.len())
-            .filter(|&r| matches!(self.ranks[r].pending, Some(Pending::Read(..))))
-            .collect();
-        if next.is_none() && reads.is_empty() {
-            return Err(Outcome::Stalled(self.report(
-                "every rank waits for a message or a collective that no rank will send",
-            )));
-        }
         loop {
-            // An MMIO read that completed now is the earliest event.
-            for &r in &reads {
-                if let Some(Pending::Read(h, leg, _)) = &self.ranks[r].pending {
-                    let (h, leg) = (*h, *leg);
-                    let node = r;
-                    if let Some(v) = self.sys.take_read(node, h) {
-                        let Some(Pending::Read(.., reply)) = self.ranks[r].pending.take() else {
-                            unreachable!("matched above");
-                        };
-                        // The data still has the way back to the core ahead of it.
-                        self.mailbox.hold(
-                            r,
-                            match v {
-                                Ok(w) => Done::Word(w),
-                                Err(e) => Done::Failed(e.to_string()),
-                            },
-                        );
-                        let at = self.sys.cluster.cycle + leg;
-                        self.ranks[r].pending = Some(Pending::At(at, Op::Now, reply));
-                        return Ok(());
-                    }
-                }
-            }
+            let now = self.sys.cluster.cycle;
+            self.take_wait_ends(now);
+            let next = self.next_event();
             if let Some((t, r)) = next {
-                if self.sys.cluster.cycle >= t {
+                if now >= t {
                     return self.service(r);
                 }
             }
-            self.check_stall()?;
-            self.sys
-                .step()
+            let waiting = self.waits.iter().any(CpuWait::is_waiting);
+            if next.is_none() && !waiting {
+                return Err(Outcome::Stalled(self.report(
+                    "every rank waits for a message or a collective that no rank will send",
+                )));
+            }
+            if self.sys.cluster.at_sync_point() {
+                self.check_stall()?;
+            }
+            let until = self
+                .waits
+                .iter()
+                .map(|w| w.earliest_wake(now))
+                .chain(next.map(|(t, _)| t))
+                .min()
+                .expect("an event or a wait");
+            let c = &mut self.sys.cluster;
+            let len = c.next_window(until - now);
+            c.run_window(len, &mut self.waits)
+                .and_then(|()| c.check_progress(false))
                 .map_err(|e| Outcome::Error(format!("the cluster: {e}")))?;
+        }
+    }
+
+    /// Turns the waits that ended (at cycle `now`, or in the window before) into the
+    /// times their ranks go on.
+    fn take_wait_ends(&mut self, now: u64) {
+        for (r, w) in self.waits.iter_mut().enumerate().take(self.ranks.len()) {
+            w.check(&mut self.sys.cluster.nodes[r], now);
+            let Some((at, end)) = w.take_woken() else {
+                continue;
+            };
+            debug_assert!(at >= now, "a wait's end seen late");
+            let Some(Pending::Wait(reply)) = self.ranks[r].pending.take() else {
+                unreachable!("only a waiting rank has a wait");
+            };
+            let done = match end {
+                WaitEnd::Read(Ok(w)) => Done::Word(w),
+                WaitEnd::Read(Err(e)) => Done::Failed(e.to_string()),
+                WaitEnd::Polled { seen, .. } => Done::Polled(seen),
+            };
+            self.mailbox.hold(r, done);
+            self.ranks[r].pending = Some(Pending::At(at, Op::Now, reply));
         }
     }
 
@@ -382,7 +400,8 @@ impl Scheduler {
                 .map_or_else(fail, |()| Done::Unit),
             Op::MmioRead { addr, leg } => match self.sys.issue_read(node, addr) {
                 Ok(h) => {
-                    self.ranks[r].pending = Some(Pending::Read(h, leg, reply));
+                    self.waits[node] = CpuWait::read(h, leg);
+                    self.ranks[r].pending = Some(Pending::Wait(reply));
                     return Ok(());
                 }
                 Err(e) => fail(e),
@@ -394,31 +413,10 @@ impl Scheduler {
                 polls,
                 last,
             } => {
-                let mut b = [0u8; 4];
-                if let Err(e) = self
-                    .sys
-                    .cpu_read(node, peach2_driver::MemKind::Host, addr, &mut b)
-                {
-                    fail(e)
-                } else {
-                    // The load saw `word` now; a hit or a miss decides when the core has it.
-                    let word = u32::from_le_bytes(b);
-                    let at = t + costs.host_poll(last, word);
-                    let next = if word == want || polls <= 1 {
-                        self.mailbox.hold(r, Done::Polled(word == want));
-                        Op::Now
-                    } else {
-                        Op::PollUntil {
-                            costs,
-                            addr,
-                            want,
-                            polls: polls - 1,
-                            last: Some(word),
-                        }
-                    };
-                    self.ranks[r].pending = Some(Pending::At(at, next, reply));
-                    return Ok(());
-                }
+                // The first poll is now, before the cluster moves on.
+                self.waits[node] = CpuWait::poll(costs, addr, want, polls, last, t);
+                self.ranks[r].pending = Some(Pending::Wait(reply));
+                return Ok(());
             }
             Op::MemRead { kind, addr, len } => {
                 let mut b = vec![0u8; len];

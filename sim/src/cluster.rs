@@ -70,6 +70,8 @@ pub struct Cluster {
     pub cycle: u64,
     /// The cycle of the last stall check.
     pub(crate) progress_checked: u64,
+    /// Windows run so far.
+    windows: u64,
     /// The longest window: the shortest cable latency.
     lookahead: u64,
     /// The longest window allowed (at most `lookahead`).
@@ -194,6 +196,7 @@ impl Cluster {
             topology,
             cycle: 0,
             progress_checked: 0,
+            windows: 0,
             lookahead,
             window_limit: lookahead,
             ctx,
@@ -384,6 +387,12 @@ impl Cluster {
         self.nodes.iter().map(|n| n.stats.evals_done).sum()
     }
 
+    /// Windows run so far: the times the nodes stopped to hand over the cables'
+    /// messages (bring-up included).
+    pub fn windows(&self) -> u64 {
+        self.windows
+    }
+
     /// The cluster is at a sync point: a multiple of the lookahead, where every window
     /// ends whatever the window limit. Decisions about the whole cluster (stop, report a
     /// stall) taken only there are the same on every schedule.
@@ -503,6 +512,7 @@ impl Cluster {
             }
         };
         self.cycle = to;
+        self.windows += 1;
         // Every process takes part in the exchange, also one that failed (the others
         // would wait for it), and all of them stop at the same window.
         let exchanged = self.exchange(result.is_err());

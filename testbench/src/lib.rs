@@ -3,6 +3,8 @@
 //! - [`sim_backend`]: the driver's register-access and DMA-memory traits on a simulated
 //!   node (MMIO becomes TLPs on the chip's N port; buffers live in the simulated host
 //!   and GPU memories; CPU costs advance the cluster clock);
+//! - [`cpu_wait`]: a CPU waiting on a read or a polled word, watched beside its node so the
+//!   cluster runs in windows meanwhile;
 //! - [`profile`]: the named HA-PACS/TCA parameter set, each value with its source;
 //! - [`measured`]: what the real system measured, with the sources;
 //! - [`pingpong`]: the paper's ping-pong benchmark (latency and bandwidth per size);
@@ -10,6 +12,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cpu_wait;
 pub mod measured;
 pub mod pingpong;
 pub mod plot;

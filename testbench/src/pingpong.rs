@@ -43,6 +43,9 @@ pub struct PingPong {
     pub iters: u32,
     /// Model parameters.
     pub profile: Profile,
+    /// Longest window the nodes run apart (`None`: the lookahead; 1: one cycle at a
+    /// time, the sequential reference). The figures are the same for any.
+    pub window_limit: Option<u64>,
 }
 
 /// One size's result.
@@ -171,7 +174,12 @@ pub fn run_counted(
             MemKind::Gpu(0)
         }
     };
-    let sys = SimSystem::new(cfg.topology.clone(), &cfg.profile)?.shared();
+    let limit = cfg.window_limit;
+    let sys = SimSystem::with_setup(cfg.topology.clone(), &cfg.profile, |c| match limit {
+        Some(w) => c.set_window_limit(w),
+        None => Ok(()),
+    })?
+    .shared();
     let mut a = Tca::open(
         SimDevice::new(&sys, cfg.src)?,
         SimDevice::new(&sys, cfg.src)?,

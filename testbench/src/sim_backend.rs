@@ -10,8 +10,9 @@
 //! Buffers are carved out of each node's host window (`HOST_WINDOW`, 8 GiB) and its
 //! GPUs' BARs; the CPU reads and writes them directly in the models' memories.
 
+use crate::cpu_wait::{CpuWait, WaitEnd};
 use crate::profile::{CpuCosts, HostSoftware, PollCache, Profile};
-use pcie_model::requester::{RequestHandle, RequestOutcome};
+use pcie_model::requester::RequestHandle;
 use peach2_driver::alloc::RangeAlloc;
 use peach2_driver::hw::{DmaMemory, Mmio, Region};
 use peach2_driver::{MemKind, TcaError};
@@ -129,7 +130,7 @@ impl SimSystem {
     }
 
     /// The CPU of `node` issues a 4-byte read at MMIO address `addr`, now; see
-    /// [`SimSystem::take_read`].
+    /// [`CpuWait::read`].
     pub fn issue_read(&mut self, node: usize, addr: u64) -> Result<RequestHandle, TcaError> {
         self.cluster.nodes[node]
             .host
@@ -138,15 +139,35 @@ impl SimSystem {
             .map_err(|e| TcaError::Device(e.to_string()))
     }
 
-    /// The value of read `h` of `node`, once its completion is back.
-    pub fn take_read(&mut self, node: usize, h: RequestHandle) -> Option<Result<u32, TcaError>> {
-        let r = self.cluster.nodes[node].host.rc.take_result(h)?;
-        Some(match r {
-            Ok(RequestOutcome::Read(b)) if b.len() == 4 => {
-                Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    /// Runs the cluster while the CPU of `node` waits on `wait`, until the core has the
+    /// result (`None`: no end within `limit` cycles, or nothing to wait on). While it waits, the cluster runs in
+    /// windows as long as the wait lets it (see [`CpuWait::earliest_wake`]).
+    pub fn wait(
+        &mut self,
+        node: usize,
+        wait: CpuWait,
+        limit: u64,
+    ) -> Result<Option<WaitEnd>, TcaError> {
+        let c = &mut self.cluster;
+        let mut agents = vec![CpuWait::default(); c.nodes.len()];
+        agents[node] = wait;
+        let end = c.cycle.saturating_add(limit);
+        loop {
+            let now = c.cycle;
+            agents[node].check(&mut c.nodes[node], now);
+            if let Some((at, result)) = agents[node].take_woken() {
+                debug_assert!(at >= now, "a wait's end seen late");
+                self.run(at.saturating_sub(now))?;
+                return Ok(Some(result));
             }
-            other => Err(TcaError::Device(format!("MMIO read: {other:?}"))),
-        })
+            if now >= end || !agents[node].is_waiting() {
+                return Ok(None);
+            }
+            let wake = agents[node].earliest_wake(now).min(end);
+            let len = c.next_window(wake - now);
+            c.run_window(len, &mut agents).map_err(sim_err)?;
+            c.check_progress(false).map_err(sim_err)?;
+        }
     }
 
     /// A CPU read of `kind` memory of `node` at bus address `addr` (no time passes).
@@ -249,17 +270,16 @@ impl Mmio for SimDevice {
         let leg = sys.cpu.uncached_leg;
         sys.run(leg)?;
         let h = sys.issue_read(n, BAR0_BASE + u64::from(offset))?;
-        for _ in 0..MMIO_READ_LIMIT {
-            if let Some(r) = sys.take_read(n, h) {
-                sys.run(leg)?;
-                return r.map_err(|e| TcaError::Device(format!("BAR0+{offset:#x}: {e}")));
+        match sys.wait(n, CpuWait::read(h, leg), MMIO_READ_LIMIT)? {
+            Some(WaitEnd::Read(r)) => {
+                r.map_err(|e| TcaError::Device(format!("BAR0+{offset:#x}: {e}")))
             }
-            sys.step()?;
+            Some(other) => unreachable!("a read ends as a read: {other:?}"),
+            None => Err(TcaError::Device(format!(
+                "MMIO read at BAR0+{offset:#x}: no completion within {MMIO_READ_LIMIT} cycles\n{}",
+                sys.cluster.describe()
+            ))),
         }
-        Err(TcaError::Device(format!(
-            "MMIO read at BAR0+{offset:#x}: no completion within {MMIO_READ_LIMIT} cycles\n{}",
-            sys.cluster.describe()
-        )))
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), TcaError> {
@@ -326,6 +346,25 @@ impl DmaMemory for SimDevice {
 
     fn write(&mut self, kind: MemKind, addr: u64, data: &[u8]) -> Result<(), TcaError> {
         self.sys.borrow_mut().cpu_write(self.node, kind, addr, data)
+    }
+
+    /// The whole loop beside the node: the cluster runs in windows meanwhile, each poll
+    /// at the cycle [`DmaMemory::poll32`]'s loop would make it.
+    fn poll_until(&mut self, addr: u64, want: u32, polls: u64) -> Result<bool, TcaError> {
+        if polls == 0 {
+            return Ok(false);
+        }
+        let mut sys = self.sys.borrow_mut();
+        let now = sys.cluster.cycle;
+        let wait = CpuWait::poll(sys.cpu, addr, want, polls, self.polled.last(addr), now);
+        match sys.wait(self.node, wait, u64::MAX)? {
+            Some(WaitEnd::Polled { seen, last }) => {
+                self.polled.set(addr, Some(last));
+                Ok(seen)
+            }
+            Some(WaitEnd::Read(Err(e))) => Err(e),
+            other => unreachable!("a poll ends as a poll: {other:?}"),
+        }
     }
 
     fn poll32(&mut self, addr: u64) -> Result<u32, TcaError> {

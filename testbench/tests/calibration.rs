@@ -31,6 +31,7 @@ fn ping_pong(topology: &str, dst: usize, mem: Mem, desc: Placement) -> PingPong 
         sizes: vec![8],
         iters: 1,
         profile: Profile::ha_pacs(),
+        window_limit: None,
     }
 }
 
