@@ -18,8 +18,9 @@
 //! `NODE_ID` before the ring links come up (or takes a link down and up after changing
 //! it), else the partner fields of `PORT_STATUS` show the old id. An endpoint whose link is up but which nobody configures
 //! within [`EP_CONFIG_TIMEOUT_CYCLES`] reports [`LinkError::NotConfigured`] (two endpoints
-//! cabled together); a root-complex port that receives a config request reports
-//! [`LinkError::ConfigInRcRole`] and answers it with UR.
+//! cabled together); a root-complex port answers every config request with UR (counted in
+//! its `UR_SENT`), and one that comes while its bring-up runs fails it with
+//! [`LinkError::ConfigInRcRole`] (two root complexes cabled together).
 //!
 //! Config space layout (byte offsets; DW registers):
 //!

@@ -15,10 +15,17 @@
 //! | non-posted request not served     | internal, marked `unsupported`: answered with UR       |
 //! | posted write not served           | drop                                                   |
 //! | reserved fmt/type                 | malformed: drop and count                              |
+//! | memory request, byte enables PCIe forbids | malformed: drop and count                      |
 //!
 //! An address is global when it is a 4-DW request whose bits 63:40 are the global base;
 //! at N, an address in BAR2 is global too (the RX stage rewrites its bits 63:40).
 //! RDMA Write only: reads and atomics are served only by the CSRs.
+//!
+//! Byte enables (PCIe 2.0, 2.2.5, which lets a receiver treat a violation as a malformed
+//! TLP): a 1-DW request has `last_be` 0; a longer one has both nonzero, and contiguous
+//! (`first_be` enabling up to its DW's end, `last_be` from its DW's start) unless it is
+//! a QW-aligned 2-DW request. `pcie_model`'s TLP validation states the same rule; the
+//! property tests hold the two to each other.
 
 use crate::route_lookup::RouteLookup;
 use peach2_regmap::address::GLOBAL_BASE_HI;
@@ -70,8 +77,10 @@ pub struct PortConfig {
 /// Routing decision for one TLP header (combinational).
 #[derive(LogicBlock)]
 pub struct Router {
-    /// Header DW0 of the `sop` beat (fmt, type).
+    /// Header DW0 of the `sop` beat (fmt, type, length).
     pub dw0: Signal<In, Bits<32>>,
+    /// Header DW1 (requester, tag, byte enables).
+    pub dw1: Signal<In, Bits<32>>,
     /// Header DW2 (address, or its high half for a 4-DW header).
     pub dw2: Signal<In, Bits<32>>,
     /// Header DW3 (low address half of a 4-DW header).
@@ -103,6 +112,14 @@ pub struct Router {
     bar0_hit: Signal<Local, Bit>,
     bar2_hit: Signal<Local, Bit>,
     is_global: Signal<Local, Bit>,
+    /// `first_be` (DW1 bits 3:0).
+    first_be: Signal<Local, Bits<4>>,
+    /// `last_be` (DW1 bits 7:4).
+    last_be: Signal<Local, Bits<4>>,
+    /// The length field is 1 DW.
+    one_dw: Signal<Local, Bit>,
+    /// A memory request's byte enables follow PCIe's rules.
+    be_ok: Signal<Local, Bit>,
     /// Where a global write goes.
     lookup: RouteLookup,
     global_base_hi: Constant<Bits<24>>,
@@ -112,6 +129,7 @@ impl Default for Router {
     fn default() -> Self {
         Self {
             dw0: Default::default(),
+            dw1: Default::default(),
             dw2: Default::default(),
             dw3: Default::default(),
             port: Default::default(),
@@ -135,6 +153,10 @@ impl Default for Router {
             bar0_hit: Default::default(),
             bar2_hit: Default::default(),
             is_global: Default::default(),
+            first_be: Default::default(),
+            last_be: Default::default(),
+            one_dw: Default::default(),
+            be_ok: Default::default(),
             lookup: Default::default(),
             global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
         }
@@ -169,6 +191,24 @@ impl Logic for Router {
             self.addr_hi.next = self.dw2.val();
             self.addr_lo.next = self.dw3.val();
         }
+        self.first_be.next = self.dw1.val().get_bits::<4>(0);
+        self.last_be.next = self.dw1.val().get_bits::<4>(4);
+        self.one_dw.next = self.dw0.val().get_bits::<10>(0) == 1;
+        self.be_ok.next = self.one_dw.val() && (self.last_be.val() == 0);
+        if !self.one_dw.val() && (self.first_be.val() != 0) && (self.last_be.val() != 0) {
+            // Only a QW-aligned 2-DW request may have holes.
+            self.be_ok.next = ((self.dw0.val().get_bits::<10>(0) == 2)
+                && !self.addr_lo.val().get_bit(2))
+                || (((self.first_be.val() == 0xF)
+                    || (self.first_be.val() == 0xE)
+                    || (self.first_be.val() == 0xC)
+                    || (self.first_be.val() == 0x8))
+                    && ((self.last_be.val() == 0x1)
+                        || (self.last_be.val() == 0x3)
+                        || (self.last_be.val() == 0x7)
+                        || (self.last_be.val() == 0xF)));
+        }
+
         self.is_n.next = self.port.port_index.val() == 0;
         self.bar0_hit.next = self.is_n.val()
             && self.port.bar0_enable.val()
@@ -210,6 +250,9 @@ impl Logic for Router {
             }
         } else if self.is_msg.val() {
             self.action.next = RouteAction::Drop;
+        } else if self.is_mem.val() && !self.be_ok.val() {
+            self.action.next = RouteAction::Malformed;
+            self.unsupported.next = false;
         } else if self.is_mem.val() || self.is_atomic.val() {
             if self.bar0_hit.val() {
                 self.action.next = RouteAction::Forward;

@@ -90,7 +90,11 @@ fn golden(t: &Tlp, c: &Cfg) -> Decision {
 }
 
 fn decide(r: &mut Router, t: &Tlp, c: &Cfg) -> Decision {
-    let bytes = t.to_bytes();
+    decide_bytes(r, &t.to_bytes(), c)
+}
+
+/// The router's decision on a header given as wire bytes.
+fn decide_bytes(r: &mut Router, bytes: &[u8], c: &Cfg) -> Decision {
     let dw = |i: usize| -> u64 {
         bytes
             .get(4 * i..4 * i + 4)
@@ -98,6 +102,7 @@ fn decide(r: &mut Router, t: &Tlp, c: &Cfg) -> Decision {
             .unwrap_or(0)
     };
     r.dw0.next = dw(0).into();
+    r.dw1.next = dw(1).into();
     r.dw2.next = dw(2).into();
     r.dw3.next = dw(3).into();
     r.port.port_index.next = c.port.into();
@@ -209,5 +214,33 @@ fn reserved_types_are_malformed() {
         r.dw0.next = dw0.into();
         assert!(simulate(&mut r, 1000));
         assert_eq!(r.action.val(), RouteAction::Malformed, "dw0 {dw0:#x}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    /// Byte enables: the router drops a memory request as malformed exactly when
+    /// `pcie-model`'s validation rejects its byte enables, and decides it as the golden
+    /// model says otherwise.
+    #[test]
+    fn byte_enables_are_judged_as_pcie_model_judges_them(
+        c in cfg(), read in any::<bool>(), pick in any::<u8>(), bits in any::<u64>(),
+        len in 1usize..24, be in any::<u8>()
+    ) {
+        let t = tlp(&c, u8::from(read), pick, bits, 4 * len);
+        let mut bytes = t.to_bytes();
+        // DW1 byte 3 holds last_be (7:4) and first_be (3:0).
+        bytes[7] = be;
+        let mut r = Router::default();
+        r.connect_all();
+        let got = decide_bytes(&mut r, &bytes, &c);
+        match Tlp::from_bytes(&bytes) {
+            Ok(valid) => prop_assert_eq!(got, golden(&valid, &c)),
+            Err(e) => prop_assert_eq!(
+                got,
+                (RouteAction::Malformed, 4, false, false),
+                "byte enables {:#04x} of {:?}: {}", be, t.kind(), e
+            ),
+        }
     }
 }

@@ -23,11 +23,17 @@
 //! - `completion`: a completion nobody asked for (status SC with data, UR or CA, a random
 //!   tag) enters a random cable; an endpoint-role port (E, an S strapped `ep`) drops it at
 //!   routing, a root-complex port's link controller (W, an S strapped `rc`) finds no
-//!   request of its bring-up awaiting it; either counts it in `DROPS`.
+//!   request of its bring-up awaiting it; either counts it in `DROPS`;
+//! - `badbe`: a write whose byte enables PCIe forbids (a zero `first_be` or `last_be`, or
+//!   holes in them, in an 8-DW write); `ERRORS`;
+//! - `config`: a config read from the wrong side, towards a root-complex port (W, an S
+//!   strapped `rc`: the side that configures its partner, never configured by it); the
+//!   port answers UR and stays ready (`UR_SENT`), and its UR completion, which nobody
+//!   asked for, is dropped at the sender's endpoint port (`DROPS`).
 //!
-//! Several kinds share a counter, so what was detected is reported by counter
-//! (`errors`, `drops`, `poisoned_writes`) beside what each counter should have seen of
-//! the injected kinds.
+//! Several kinds share a counter, and a fault may count in two, so what was detected is
+//! reported by counter (`errors`, `drops`, `poisoned_writes`, `ur_sent`) beside what each
+//! counter should have seen of the injected kinds.
 //!
 //! The faults come on top of the scenario's flows (they replace none of their TLPs), so
 //! every flow must arrive intact: the scenario's scoreboard counts any byte that does
@@ -38,10 +44,12 @@ use crate::error::SimError;
 use crate::node::Node;
 use crate::scenario::Traffic;
 use crate::setup::csr_read_all;
+use crate::topology::SRole;
 use pcie_model::beats::{to_beats, Beat};
+use pcie_model::tlp::CfgType;
 use pcie_model::tlp::{Addr, Bdf, CplStatus, Tag, Tlp};
 use peach2_regmap::address::{GlobalAddr, Target, MAX_NODES, TARGET_SHIFT};
-use peach2_regmap::csr::{port_reg, Port, PORT_DROPS, PORT_ERRORS};
+use peach2_regmap::csr::{port_reg, Port, PORT_DROPS, PORT_ERRORS, PORT_UR_SENT};
 use peach2_rtl::harness::Lcg;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -57,6 +65,8 @@ enum FaultKind {
     Overlong,
     BadType,
     Completion,
+    BadBe,
+    Config,
 }
 
 impl FaultKind {
@@ -68,49 +78,59 @@ impl FaultKind {
         FaultKind::Overlong,
         FaultKind::BadType,
         FaultKind::Completion,
+        FaultKind::BadBe,
+        FaultKind::Config,
     ];
 
     fn name(self) -> &'static str {
         KINDS[self as usize]
     }
 
-    /// The counter that must see each fault of this kind (`None`: a stall is survived,
-    /// not an error).
-    fn counter(self) -> Option<Counter> {
+    /// The counters that must each see a fault of this kind once (none: a stall is
+    /// survived, not an error).
+    fn counters(self) -> &'static [Counter] {
         match self {
-            FaultKind::Malformed | FaultKind::Overlong | FaultKind::BadType => {
-                Some(Counter::Errors)
+            FaultKind::Malformed | FaultKind::Overlong | FaultKind::BadType | FaultKind::BadBe => {
+                &[Counter::Errors]
             }
-            FaultKind::Unroutable | FaultKind::Completion => Some(Counter::Drops),
-            FaultKind::Poisoned => Some(Counter::PoisonedWrites),
-            FaultKind::Stall => None,
+            FaultKind::Unroutable | FaultKind::Completion => &[Counter::Drops],
+            FaultKind::Poisoned => &[Counter::PoisonedWrites],
+            FaultKind::Config => &[Counter::UrSent, Counter::Drops],
+            FaultKind::Stall => &[],
         }
     }
 }
 
 /// What detects faults: the receiving port's `ERRORS`, a chip's `DROPS`, the root
-/// complexes' dropped poisoned writes.
+/// complexes' dropped poisoned writes, a port's `UR_SENT`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Counter {
     Errors,
     Drops,
     PoisonedWrites,
+    UrSent,
 }
 
 impl Counter {
-    const ALL: [Counter; 3] = [Counter::Errors, Counter::Drops, Counter::PoisonedWrites];
+    const ALL: [Counter; 4] = [
+        Counter::Errors,
+        Counter::Drops,
+        Counter::PoisonedWrites,
+        Counter::UrSent,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Counter::Errors => "errors",
             Counter::Drops => "drops",
             Counter::PoisonedWrites => "poisoned_writes",
+            Counter::UrSent => "ur_sent",
         }
     }
 }
 
 /// The kinds' names, in [`FaultSpec`] order.
-pub const KINDS: [&str; 7] = [
+pub const KINDS: [&str; 9] = [
     "malformed",
     "unroutable",
     "poisoned",
@@ -118,6 +138,8 @@ pub const KINDS: [&str; 7] = [
     "overlong",
     "badtype",
     "completion",
+    "badbe",
+    "config",
 ];
 
 /// How many kinds there are.
@@ -227,13 +249,10 @@ struct Injector {
     base: Counts,
 }
 
-/// What the chips' counters and the hosts say, summed over the cluster.
+/// What the chips' counters and the hosts say, summed over the cluster, in
+/// [`Counter::ALL`] order.
 #[derive(Clone, Copy, Debug)]
-struct Counts {
-    errors: u64,
-    drops: u64,
-    poisoned: u64,
-}
+struct Counts([u64; 4]);
 
 /// What a fault run found.
 #[derive(Clone, Debug, Serialize)]
@@ -243,7 +262,7 @@ pub struct FaultReport {
     /// Faults injected, by kind.
     pub faults_injected: BTreeMap<&'static str, u64>,
     /// Faults the chips or hosts counted, by counter (`errors`, `drops`,
-    /// `poisoned_writes`).
+    /// `poisoned_writes`, `ur_sent`).
     pub faults_detected: BTreeMap<&'static str, u64>,
     /// What each counter should have counted: the injected faults of the kinds it
     /// catches.
@@ -284,7 +303,21 @@ impl Injector {
                     continue;
                 }
                 let cable = self.rng.below(c.cables.len() as u64) as usize;
-                let side = self.rng.below(2) as usize;
+                let mut side = self.rng.below(2) as usize;
+                let rc = |e: crate::topology::End| match e.port {
+                    Port::W => true,
+                    Port::S => c.topology.nodes[e.node].s_role == SRole::Rc,
+                    _ => false,
+                };
+                if kind == FaultKind::Config {
+                    // Towards the cable's root-complex end.
+                    let ends = c.cables[cable].ends;
+                    match (rc(ends[0]), rc(ends[1])) {
+                        (_, true) => side = 0,
+                        (true, false) => side = 1,
+                        (false, false) => continue,
+                    }
+                }
                 let (from, to) = (c.cables[cable].ends[side], c.cables[cable].ends[1 - side]);
                 if kind == FaultKind::Stall {
                     if now < thaw[cable][side] {
@@ -333,6 +366,18 @@ impl Injector {
         if kind == FaultKind::Poisoned {
             tlp = tlp.with_ep(true);
         }
+        if kind == FaultKind::Config {
+            let register = 4 * self.rng.below(64) as u16;
+            tlp = Tlp::cfg_read(
+                CfgType::Type0,
+                Bdf(0x0100),
+                Tag(0x42),
+                Bdf(0x0200),
+                register,
+                0xF,
+            )
+            .expect("a valid config read");
+        }
         if kind == FaultKind::Completion {
             let status = [CplStatus::Sc, CplStatus::Ur, CplStatus::Ca][self.rng.below(3) as usize];
             let data: &[u8] = if status == CplStatus::Sc {
@@ -361,6 +406,13 @@ impl Injector {
             FaultKind::Overlong => beats[0].data = (beats[0].data & !0x3ff) | 4,
             // fmt 3 (4-DW header with data), type 3: reserved.
             FaultKind::BadType => beats[0].data = (beats[0].data & !(0xff << 24)) | (0x63 << 24),
+            // DW1 is lane 1: `last_be` in bits 39:36, `first_be` in 35:32. An 8-DW write
+            // whose `last_be` is 0 or leaves holes (0110, 1100), or whose `first_be` is 0
+            // or does not enable up to its DW's end (0101, 0011).
+            FaultKind::BadBe => {
+                let be = [0x0F, 0x6F, 0xCF, 0xF0, 0xF5, 0xF3][self.rng.below(6) as usize];
+                beats[0].data = (beats[0].data & !(0xff << 32)) | (be << 32);
+            }
             _ => {}
         }
         beats
@@ -389,16 +441,12 @@ impl Injector {
         // Each process applied its own nodes' faults.
         c.all_reduce(&mut injected, false)?;
         let (base, now) = (self.base, counts(c)?);
-        let detected = [
-            now.errors - base.errors,
-            now.drops - base.drops,
-            now.poisoned - base.poisoned,
-        ];
-        let by_counter = |v: [u64; 3]| Counter::ALL.map(Counter::name).into_iter().zip(v).collect();
+        let detected: [u64; 4] = std::array::from_fn(|i| now.0[i] - base.0[i]);
+        let by_counter = |v: [u64; 4]| Counter::ALL.map(Counter::name).into_iter().zip(v).collect();
         let expected = Counter::ALL.map(|counter| {
             FaultKind::ALL
                 .iter()
-                .filter(|k| k.counter() == Some(counter))
+                .filter(|k| k.counters().contains(&counter))
                 .map(|k| injected[*k as usize])
                 .sum()
         });
@@ -419,14 +467,14 @@ impl Injector {
     }
 }
 
-/// `ERRORS` and `DROPS` of every port of every chip, and the hosts' dropped poisoned
-/// writes.
+/// `ERRORS`, `DROPS` and `UR_SENT` of every port of every chip, and the hosts' dropped
+/// poisoned writes.
 fn counts(c: &mut Cluster) -> Result<Counts, SimError> {
+    let regs = [PORT_ERRORS, PORT_DROPS, PORT_UR_SENT];
     let mut reads = Vec::new();
     for n in 0..c.nodes.len() {
         for p in Port::ALL {
-            reads.push((n, port_reg(p, PORT_ERRORS)));
-            reads.push((n, port_reg(p, PORT_DROPS)));
+            reads.extend(regs.map(|r| (n, port_reg(p, r))));
         }
     }
     let v = csr_read_all(c, &reads)?;
@@ -438,11 +486,14 @@ fn counts(c: &mut Cluster) -> Result<Counts, SimError> {
         .map(|(_, n)| n.host.rc.counters().poisoned_writes)
         .sum()];
     c.all_reduce(&mut poisoned, false)?;
-    Ok(Counts {
-        errors: v.iter().step_by(2).map(|&x| u64::from(x)).sum(),
-        drops: v.iter().skip(1).step_by(2).map(|&x| u64::from(x)).sum(),
-        poisoned: poisoned[0],
-    })
+    let sum = |k: usize| {
+        v.iter()
+            .skip(k)
+            .step_by(regs.len())
+            .map(|&x| u64::from(x))
+            .sum()
+    };
+    Ok(Counts([sum(0), sum(1), poisoned[0], sum(2)]))
 }
 
 /// Cycles the flows get to drain after the traffic of a fault run.

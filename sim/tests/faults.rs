@@ -101,9 +101,9 @@ fn ring_deadlock_is_detected_and_dateline_routing_avoids_it() {
 
 /// A fault campaign (`peach2 sim --faults`): every kind injected during all-to-all
 /// traffic on a 4-node ring; each bad TLP (truncated, over-long, reserved type,
-/// unroutable, an unexpected completion, poisoned) is detected by exactly the counter
-/// that should see it, stalls delay without losing anything, and
-/// every flow arrives whole and byte-exact.
+/// forbidden byte enables, unroutable, an unexpected completion, poisoned, a config read
+/// from the wrong side) is detected by exactly the counters that should see it, stalls
+/// delay without losing anything, and every flow arrives whole and byte-exact.
 #[test]
 fn a_fault_campaign_is_detected_kind_by_kind_and_every_flow_arrives_intact() {
     use peach2_sim::faults::{self, FaultSpec};
@@ -118,7 +118,7 @@ fn a_fault_campaign_is_detected_kind_by_kind_and_every_flow_arrives_intact() {
     for kind in faults::KINDS {
         assert!(r.faults_injected[kind] > 3, "{kind}: {r:?}");
     }
-    for counter in ["errors", "drops", "poisoned_writes"] {
+    for counter in ["errors", "drops", "poisoned_writes", "ur_sent"] {
         assert!(r.faults_expected[counter] > 3, "{counter}: {r:?}");
         assert_eq!(
             r.faults_detected[counter], r.faults_expected[counter],

@@ -1,13 +1,18 @@
 //! The driver's error paths on the co-simulated chips, and that the driver is usable
 //! after each: a DMA the chip stops (its source reads fail in host memory), a wait that
 //! times out, memory that runs out, a device that does not answer. After every failure
-//! a clean transfer on the same driver and channel arrives byte-exact.
+//! a clean transfer on the same driver and channel arrives byte-exact. Also refused on
+//! the chips: a device whose ID is not a PEACH2's, memory outside the chip's target
+//! window, handles garbled in the exchange.
 //! (`driver_transfers.rs` has the arguments refused before the hardware is touched.)
 
 mod support;
 
-use peach2_driver::{DescList, MemKind, Placement, TcaError};
+use peach2_driver::hw::Mmio;
+use peach2_driver::{DescList, Handle, MemKind, Placement, Tca, TcaError};
+use peach2_regmap::csr::{target_ctrl, TARGET_ENABLE, VERSION_VALUE};
 use peach2_regmap::dma::ErrorCause;
+use peach2_testbench::sim_backend::SimDevice;
 use support::{buffer, check_buffer, cluster, copy_and_check, pair, pattern, Case, Driver, GUARD};
 
 /// A clean 4 KiB host-to-host copy on channel 0, every byte checked
@@ -110,4 +115,79 @@ fn a_device_that_does_not_answer_is_an_error_and_the_driver_recovers() {
     }
     sys.borrow_mut().cluster.nodes[0].n_link.ends[1].rx.frozen = false;
     clean_copy(a, b, 10);
+}
+
+/// BAR0 mapped one register off, as a wrong BAR or a wrong mapping would put it.
+struct Shifted(SimDevice);
+
+impl Mmio for Shifted {
+    fn read32(&mut self, offset: u32) -> Result<u32, TcaError> {
+        self.0.read32(offset + 4)
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), TcaError> {
+        self.0.write32(offset + 4, value)
+    }
+    fn write64(&mut self, offset: u32, value: u64) -> Result<(), TcaError> {
+        self.0.write64(offset + 4, value)
+    }
+    fn write_block(&mut self, offset: u32, values: &[u32]) -> Result<(), TcaError> {
+        self.0.write_block(offset + 4, values)
+    }
+    fn window_write(&mut self, offset: u64, data: &[u8]) -> Result<(), TcaError> {
+        self.0.window_write(offset, data)
+    }
+}
+
+#[test]
+fn a_device_that_is_not_a_peach2_is_refused_by_its_id() {
+    let (sys, mut d) = cluster("ring2");
+    // The ID register read through the chip is its neighbour, VERSION.
+    let dev = SimDevice::new(&sys, 0).unwrap();
+    match Tca::open(Shifted(dev.clone()), dev) {
+        Err(TcaError::NotPeach2(id)) => assert_eq!(id, VERSION_VALUE),
+        other => panic!("expected NotPeach2, got {:?}", other.map(|_| ())),
+    }
+    let (a, b) = pair(&mut d, 0, 1);
+    clean_copy(a, b, 11);
+}
+
+#[test]
+fn memory_outside_the_chips_target_window_is_refused() {
+    let (sys, mut d) = cluster("ring2");
+    let gpu = MemKind::Gpu(0);
+    let ctrl = target_ctrl(gpu.target().code() as u32);
+    let mut regs = SimDevice::new(&sys, 1).unwrap();
+    // System software left GPU 0's window of node 1 disabled.
+    regs.write32(ctrl, 0).unwrap();
+    let dev = SimDevice::new(&sys, 1).unwrap();
+    let mut t = Tca::open(dev.clone(), dev).unwrap();
+    match t.malloc(4096, gpu) {
+        Err(TcaError::OutsideWindow { kind, .. }) => assert_eq!(kind, gpu),
+        other => panic!("expected OutsideWindow, got {other:?}"),
+    }
+    // Host memory is still inside its window; with the GPU window enabled again a
+    // driver opened anew allocates there.
+    assert!(t.malloc(4096, MemKind::Host).is_ok());
+    regs.write32(ctrl, TARGET_ENABLE).unwrap();
+    let dev = SimDevice::new(&sys, 1).unwrap();
+    let mut t = Tca::open(dev.clone(), dev).unwrap();
+    assert!(t.malloc(4096, gpu).is_ok());
+    let (a, b) = pair(&mut d, 0, 1);
+    clean_copy(a, b, 12);
+}
+
+#[test]
+fn invalid_handles_and_nodes_are_refused() {
+    let (sys, mut d) = cluster("ring2");
+    let (a, b) = pair(&mut d, 0, 1);
+    let buf = a.malloc(4096, MemKind::Host).unwrap();
+    let bytes = a.create_handle(&buf).unwrap().to_bytes();
+    // Cut short, or claiming another node than its addresses name, in the exchange.
+    let mut other_node = bytes;
+    other_node[0] ^= 1;
+    for bad in [&bytes[..bytes.len() - 1], &other_node[..]] {
+        assert!(matches!(Handle::from_bytes(bad), Err(TcaError::Invalid(_))));
+    }
+    assert!(matches!(SimDevice::new(&sys, 2), Err(TcaError::Invalid(_))));
+    clean_copy(a, b, 13);
 }

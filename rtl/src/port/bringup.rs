@@ -14,8 +14,10 @@
 //! running; any other status (CA, reserved) cannot come from a PEACH2 endpoint
 //! ([`LinkError::PartnerNotPeach2`]). The partner's `PORT_INFO` is shown as partner info as
 //! soon as it is read, also when the port is the wrong one (it tells the operator which
-//! cable went where). A config request arriving in this role fails the bring-up with
-//! [`LinkError::ConfigInRcRole`] unless it has failed already (the first error stays).
+//! cable went where). A config request arriving in this role while the bring-up runs
+//! fails it with [`LinkError::ConfigInRcRole`] unless it has failed already (the first
+//! error stays): the partner is a root complex too. After the bring-up is done it is
+//! only answered with UR (by the config space) and the link stays ready.
 //!
 //! The link controller holds this block in reset while the link is down or the port is an
 //! endpoint, which restarts the sequence on the next link up.
@@ -393,7 +395,12 @@ impl Logic for BringUp {
                 self.err.d.next = self.e_not_peach2.val();
             }
         }
-        if self.cfg_in_rc.val() && (self.step.q.val() != Step::Failed) {
+        // Two root complexes cabled together: the partner's bring-up reached us. Once
+        // ours is done, a config request is only a bad packet: answered UR, not fatal.
+        if self.cfg_in_rc.val()
+            && (self.step.q.val() != Step::Failed)
+            && (self.step.q.val() != Step::Done)
+        {
             self.step.d.next = Step::Failed;
             self.err.d.next = self.e_cfg_in_rc.val();
         }

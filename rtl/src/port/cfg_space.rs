@@ -113,6 +113,8 @@ pub struct CfgSpace {
     pub max_payload: Signal<Out, Bits<3>>,
     /// Device control: max read request size code.
     pub max_read_req: Signal<Out, Bits<3>>,
+    /// Pulse: a request was taken that gets a UR completion.
+    pub ur_sent: Signal<Out, Bit>,
     mem_en: DFF<Bit>,
     bus_master_en: DFF<Bit>,
     bar0: DFF<Bits<16>>,
@@ -204,6 +206,7 @@ impl Default for CfgSpace {
             partner_node: Default::default(),
             partner_port: Default::default(),
             partner_valid: Default::default(),
+            ur_sent: Default::default(),
             max_payload: Default::default(),
             max_read_req: Default::default(),
             mem_en: Default::default(),
@@ -394,6 +397,7 @@ impl Logic for CfgSpace {
         self.req_ready.next = !self.ans_valid.q.val();
         self.take.next = self.req_valid.val() && self.req_ready.val();
         self.write.next = self.take.val() && self.is_write.val() && !self.ur.val();
+        self.ur_sent.next = self.take.val() && self.ur.val();
 
         // Writable bits only: the read-only ones are rebuilt from constants on read.
         if self.write.val() {

@@ -88,6 +88,8 @@ pub struct Bench {
     pub transact_limit: u64,
     /// `dropped` pulses seen.
     pub dropped: u64,
+    /// `ur_sent` pulses seen.
+    pub ur_sent: u64,
 }
 
 impl Bench {
@@ -109,6 +111,7 @@ impl Bench {
             held: None,
             transact_limit: 200,
             dropped: 0,
+            ur_sent: 0,
         };
         b.cycle();
         b.cycle();
@@ -164,6 +167,7 @@ impl Bench {
             });
         }
         self.dropped += u64::from(self.s.uut.dropped.val());
+        self.ur_sent += u64::from(self.s.uut.ur_sent.val());
         self.drv.sample(&self.s.uut.rx);
         self.mon.sample(&self.s.uut.tx);
     }

@@ -5,7 +5,8 @@
 //! RX: the port's RX stage hands over config requests and (root-complex role)
 //! completions. A one-beat config request with length 1, `last_be` 0 and the beat's
 //! `empty` matching its fmt goes to the config space, which answers it (UR in the
-//! root-complex role, where it also fails the bring-up with `ConfigInRcRole`). A one-beat
+//! root-complex role, where it also fails a bring-up still running with `ConfigInRcRole`;
+//! each UR answer pulses `ur_sent`, the port's `UR_SENT`). A one-beat
 //! completion goes to the bring-up engine in the root-complex role. Everything else is
 //! consumed to its `eop` and dropped without an answer: a malformed request (several
 //! beats, wrong length) is discarded as PCIe §2.3 asks of a receiver, so it gets no
@@ -94,6 +95,9 @@ pub struct LinkCtrl {
     /// Pulse: a TLP was taken and dropped without an answer (several beats, a one-beat
     /// TLP neither config space nor engine takes, a completion no request awaits).
     pub dropped: Signal<Out, Bit>,
+    /// Pulse: a config request was answered with UR (in the root-complex role, every
+    /// one).
+    pub ur_sent: Signal<Out, Bit>,
     cfg: CfgSpace,
     rc: BringUp,
     skip: DFF<Bit>,
@@ -151,6 +155,7 @@ impl Default for LinkCtrl {
             max_payload: Default::default(),
             max_read_req: Default::default(),
             dropped: Default::default(),
+            ur_sent: Default::default(),
             cfg: Default::default(),
             rc: Default::default(),
             skip: Default::default(),
@@ -232,6 +237,7 @@ impl Logic for LinkCtrl {
         self.cfg.req.next = self.rx.data.val();
         self.cfg.req_unsupported.next = self.rx.unsupported.val();
         self.cfg.req_valid.next = self.deliver.val() && self.cfg_ok.val();
+        self.ur_sent.next = self.cfg.ur_sent.val();
         self.rc.cpl.next = self.rx.data.val();
         self.rc.cpl_valid.next = self.deliver.val() && self.cpl_ok.val() && self.role_rc.val();
         self.rc.cfg_in_rc.next = self.deliver.val() && self.cfg_ok.val() && self.role_rc.val();

@@ -129,6 +129,24 @@ fn rc_drops_and_counts_unmatched_completions_retries_crs_and_comes_up() {
         b.status().ready,
         "a stray completion does not disturb a ready link"
     );
+    // After Ready, a config request from the partner: answered UR and counted, and the
+    // link stays ready (only during the bring-up does it mean two root complexes).
+    assert_eq!(b.ur_sent, 0);
+    b.drv.push(CfgReq::rd0(0x0000, 0x42, 0x0100, 0x00).beats());
+    let c = loop {
+        if let Some(t) = b.mon.packets.pop_front() {
+            break Cpl::from_beats(&t);
+        }
+        b.cycle();
+    };
+    assert_eq!(c, Cpl::cfg(0, UR, 0x0000, 0x42, None));
+    b.run(20);
+    let s = b.status();
+    assert_eq!(
+        (s.ready, s.state, s.error),
+        (true, LinkState::Ready as u8, 0)
+    );
+    assert_eq!((b.ur_sent, b.dropped), (1, 5));
 }
 
 #[test]
@@ -187,7 +205,7 @@ fn rc_classifies_bad_answers() {
 }
 
 #[test]
-fn rc_answers_config_requests_with_ur_and_fails() {
+fn rc_answers_config_requests_with_ur_and_fails_while_bringing_up() {
     let mut b = rc_bench(13, 0.6);
     let r = next_request(&mut b);
     b.drv.push(CfgReq::rd0(0x0000, 0x42, 0x0100, 0x00).beats());
@@ -198,6 +216,7 @@ fn rc_answers_config_requests_with_ur_and_fails() {
         b.cycle();
     };
     assert_eq!(c, Cpl::cfg(0, UR, 0x0000, 0x42, None));
+    assert_eq!(b.ur_sent, 1);
     let s = b.status();
     assert_eq!(
         (s.state, s.error),

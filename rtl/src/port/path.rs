@@ -231,7 +231,7 @@ impl Logic for PortPath {
         self.count.drop_internal.next = self.drop_internal.val();
         self.count.drop_egress.next = self.drop_egress.val();
         self.count.drop_link.next = self.link.dropped.val();
-        self.count.ur_sent.next = self.ur_sent.val();
+        self.count.ur_sent.next = self.ur_sent.val() || self.link.ur_sent.val();
         self.tlps_in_count.next = self.count.tlps_in_count.val();
         self.bytes_in_count.next = self.count.bytes_in_count.val();
         self.tlps_out_count.next = self.count.tlps_out_count.val();

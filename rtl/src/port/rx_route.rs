@@ -152,6 +152,7 @@ impl Logic for RxRoute {
         );
         // The router sees the lanes of the beat on the input.
         self.router.dw0.next = self.rx.data.val().get_bits::<32>(0);
+        self.router.dw1.next = self.rx.data.val().get_bits::<32>(32);
         self.router.dw2.next = self.rx.data.val().get_bits::<32>(64);
         self.router.dw3.next = self.rx.data.val().get_bits::<32>(96);
         PortConfig::link(&mut self.port, &mut self.router.port);
