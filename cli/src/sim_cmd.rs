@@ -25,13 +25,15 @@ pub struct SimArgs {
     /// A preset (`ring2` .. `ring16`, `2x2` .. `2x8`) or a topology file (`.toml`).
     #[arg(long, default_value = "ring2")]
     topology: String,
-    /// Traffic: `pingpong`, `neighbor`, `alltoall` (CPU PIO writes through BAR2) or `idle`.
+    /// Traffic: `pingpong`, `neighbor`, `alltoall` (CPU PIO writes through BAR2), `dma`
+    /// (every node's DMA to the next node, chains of two host-memory descriptors a
+    /// chunk) or `idle`.
     #[arg(long, default_value = "neighbor")]
     scenario: String,
     /// Cluster cycles of traffic to simulate (after bring-up).
     #[arg(long, default_value_t = 100_000)]
     cycles: u64,
-    /// Bytes per PIO write.
+    /// Bytes per PIO write, or per DMA chain (`dma`: a multiple of 16).
     #[arg(long, default_value_t = 256)]
     chunk: usize,
     /// Routing: `dateline` (routes avoid each ring's wrap-around cable: deadlock-free)
@@ -57,7 +59,8 @@ pub struct SimArgs {
     threads: usize,
     /// Inject faults during the traffic: `all=R` or `KIND=R,...` with R faults per
     /// million cycles; kinds `malformed`, `unroutable`, `poisoned`, `stall`, `overlong`,
-    /// `badtype`, `completion`, `badbe`, `config` (see `sim/src/faults.rs`). The flows then drain and the summary says what the chips
+    /// `badtype`, `completion`, `badbe`, `config`, and for the DMA (`--scenario dma`)
+    /// `readerr`, `cpltimeout`, `baddesc` (see `sim/src/faults.rs`). The flows then drain and the summary says what the chips
     /// and hosts detected and whether every flow arrived intact.
     #[arg(long)]
     faults: Option<String>,
@@ -155,6 +158,7 @@ fn run_in(args: SimArgs, job: Option<Rc<dyn Transport>>) -> Result<(), CliError>
             "bytes_delivered": s.bytes_delivered,
             "errors": s.errors,
             "chunks_delivered": s.chunks_delivered,
+            "chunks_failed": s.chunks_failed,
             "evals_skipped_share": s.evals_skipped_share,
             "lookahead_cycles": s.lookahead_cycles,
             "windows": s.windows,

@@ -50,6 +50,8 @@ pub struct RcCounters {
     pub messages: u64,
     /// Memory reads of a failing range (answered with Completer Abort).
     pub failed_reads: u64,
+    /// Memory reads of a losing range (never answered).
+    pub lost_reads: u64,
 }
 
 /// Errors of the root complex's requester operations.
@@ -86,6 +88,8 @@ pub struct RootComplex {
     now: Cycles,
     /// Host memory ranges `(base, len)` whose reads fail (a fault being injected).
     failing: Vec<(u64, u64)>,
+    /// Host memory ranges whose reads are never answered (a fault being injected).
+    losing: Vec<(u64, u64)>,
 }
 
 impl RootComplex {
@@ -114,6 +118,7 @@ impl RootComplex {
             enumeration_result: None,
             now: Cycles::ZERO,
             failing: Vec::new(),
+            losing: Vec::new(),
             config,
         })
     }
@@ -218,9 +223,17 @@ impl RootComplex {
         self.failing.push((base, len));
     }
 
-    /// Ends every [`RootComplex::fail_reads`] fault.
+    /// Fault injection: from now on, reads of host memory that touch the `len` bytes at
+    /// `base` are lost: no completion ever comes (the requester's completion timeout is
+    /// what finds out). Writes still land.
+    pub fn lose_reads(&mut self, base: u64, len: u64) {
+        self.losing.push((base, len));
+    }
+
+    /// Ends every [`RootComplex::fail_reads`] and [`RootComplex::lose_reads`] fault.
     pub fn heal_reads(&mut self) {
         self.failing.clear();
+        self.losing.clear();
     }
 
     fn handle_read(&mut self, mrd: &Tlp) {
@@ -235,11 +248,16 @@ impl RootComplex {
             return;
         }
         let start = span.dw_start;
-        let failing = self
-            .failing
-            .iter()
-            .any(|&(b, l)| start < b.saturating_add(l) && b < start.saturating_add(len));
-        if failing {
+        let touches = |ranges: &[(u64, u64)]| {
+            ranges
+                .iter()
+                .any(|&(b, l)| start < b.saturating_add(l) && b < start.saturating_add(len))
+        };
+        if touches(&self.losing) {
+            self.counters.lost_reads += 1;
+            return;
+        }
+        if touches(&self.failing) {
             self.counters.failed_reads += 1;
             if let Err(e) = self.server.reject(self.now, mrd, CplStatus::Ca) {
                 unreachable!("CA completion for a valid request: {e}");

@@ -29,20 +29,28 @@
 //! - `config`: a config read from the wrong side, towards a root-complex port (W, an S
 //!   strapped `rc`: the side that configures its partner, never configured by it); the
 //!   port answers UR and stays ready (`UR_SENT`), and its UR completion, which nobody
-//!   asked for, is dropped at the sender's endpoint port (`DROPS`).
+//!   asked for, is dropped at the sender's endpoint port (`DROPS`);
+//! - `readerr`, `cpltimeout`, `baddesc` (only where the chip's DMA sends, `--scenario
+//!   dma`): the next DMA chunk a random sending node starts has its source reads fail in
+//!   host memory (Completer Abort), or lost (never answered), or its chain's second
+//!   descriptor turned bad (length 0) after the start; the chip stops the chain and its
+//!   channel's `STATUS` says why (`CplError`, `CplTimeout`, `ZeroLength`): the flow is
+//!   affected, and reported. These count as injected when they hit a chunk.
 //!
 //! Several kinds share a counter, and a fault may count in two, so what was detected is
-//! reported by counter (`errors`, `drops`, `poisoned_writes`, `ur_sent`) beside what each
-//! counter should have seen of the injected kinds.
+//! reported by counter (`errors`, `drops`, `poisoned_writes`, `ur_sent`, and the DMA
+//! channels' stops by cause, `dma_cpl_error`, `dma_cpl_timeout`, `dma_zero_length`)
+//! beside what each counter should have seen of the injected kinds.
 //!
 //! The faults come on top of the scenario's flows (they replace none of their TLPs), so
 //! every flow must arrive intact: the scenario's scoreboard counts any byte that does
 //! not as a silent corruption.
 
 use crate::cluster::{Cluster, NodeAgent};
+use crate::dma_flow::DmaFault;
 use crate::error::SimError;
 use crate::node::Node;
-use crate::scenario::Traffic;
+use crate::scenario::{Flow, Traffic};
 use crate::setup::csr_read_all;
 use crate::topology::SRole;
 use pcie_model::beats::{to_beats, Beat};
@@ -50,6 +58,7 @@ use pcie_model::tlp::CfgType;
 use pcie_model::tlp::{Addr, Bdf, CplStatus, Tag, Tlp};
 use peach2_regmap::address::{GlobalAddr, Target, MAX_NODES, TARGET_SHIFT};
 use peach2_regmap::csr::{port_reg, Port, PORT_DROPS, PORT_ERRORS, PORT_UR_SENT};
+use peach2_regmap::dma::ErrorCause;
 use peach2_rtl::harness::Lcg;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -67,6 +76,9 @@ enum FaultKind {
     Completion,
     BadBe,
     Config,
+    ReadErr,
+    CplTimeout,
+    BadDesc,
 }
 
 impl FaultKind {
@@ -80,6 +92,9 @@ impl FaultKind {
         FaultKind::Completion,
         FaultKind::BadBe,
         FaultKind::Config,
+        FaultKind::ReadErr,
+        FaultKind::CplTimeout,
+        FaultKind::BadDesc,
     ];
 
     fn name(self) -> &'static str {
@@ -96,7 +111,20 @@ impl FaultKind {
             FaultKind::Unroutable | FaultKind::Completion => &[Counter::Drops],
             FaultKind::Poisoned => &[Counter::PoisonedWrites],
             FaultKind::Config => &[Counter::UrSent, Counter::Drops],
+            FaultKind::ReadErr => &[Counter::DmaCplError],
+            FaultKind::CplTimeout => &[Counter::DmaCplTimeout],
+            FaultKind::BadDesc => &[Counter::DmaZeroLength],
             FaultKind::Stall => &[],
+        }
+    }
+
+    /// The fault the DMA suffers, for the DMA kinds.
+    fn dma(self) -> Option<DmaFault> {
+        match self {
+            FaultKind::ReadErr => Some(DmaFault::ReadError),
+            FaultKind::CplTimeout => Some(DmaFault::ReadLost),
+            FaultKind::BadDesc => Some(DmaFault::BadDescriptor),
+            _ => None,
         }
     }
 }
@@ -109,14 +137,20 @@ enum Counter {
     Drops,
     PoisonedWrites,
     UrSent,
+    DmaCplError,
+    DmaCplTimeout,
+    DmaZeroLength,
 }
 
 impl Counter {
-    const ALL: [Counter; 4] = [
+    const ALL: [Counter; COUNTERS] = [
         Counter::Errors,
         Counter::Drops,
         Counter::PoisonedWrites,
         Counter::UrSent,
+        Counter::DmaCplError,
+        Counter::DmaCplTimeout,
+        Counter::DmaZeroLength,
     ];
 
     fn name(self) -> &'static str {
@@ -125,12 +159,18 @@ impl Counter {
             Counter::Drops => "drops",
             Counter::PoisonedWrites => "poisoned_writes",
             Counter::UrSent => "ur_sent",
+            Counter::DmaCplError => "dma_cpl_error",
+            Counter::DmaCplTimeout => "dma_cpl_timeout",
+            Counter::DmaZeroLength => "dma_zero_length",
         }
     }
 }
 
+/// How many counters there are.
+const COUNTERS: usize = 7;
+
 /// The kinds' names, in [`FaultSpec`] order.
-pub const KINDS: [&str; 9] = [
+pub const KINDS: [&str; 12] = [
     "malformed",
     "unroutable",
     "poisoned",
@@ -140,6 +180,9 @@ pub const KINDS: [&str; 9] = [
     "completion",
     "badbe",
     "config",
+    "readerr",
+    "cpltimeout",
+    "baddesc",
 ];
 
 /// How many kinds there are.
@@ -249,10 +292,10 @@ struct Injector {
     base: Counts,
 }
 
-/// What the chips' counters and the hosts say, summed over the cluster, in
-/// [`Counter::ALL`] order.
+/// What the chips' counters, the DMA channels' `STATUS` and the hosts say, summed over
+/// the cluster, in [`Counter::ALL`] order.
 #[derive(Clone, Copy, Debug)]
-struct Counts([u64; 4]);
+struct Counts([u64; COUNTERS]);
 
 /// What a fault run found.
 #[derive(Clone, Debug, Serialize)]
@@ -262,12 +305,14 @@ pub struct FaultReport {
     /// Faults injected, by kind.
     pub faults_injected: BTreeMap<&'static str, u64>,
     /// Faults the chips or hosts counted, by counter (`errors`, `drops`,
-    /// `poisoned_writes`, `ur_sent`).
+    /// `poisoned_writes`, `ur_sent`, `dma_cpl_error`, `dma_cpl_timeout`,
+    /// `dma_zero_length`).
     pub faults_detected: BTreeMap<&'static str, u64>,
     /// What each counter should have counted: the injected faults of the kinds it
     /// catches.
     pub faults_expected: BTreeMap<&'static str, u64>,
-    /// Flows a fault took TLPs from (the faults add TLPs and delays only: 0).
+    /// Flows a fault took chunks from: chunks whose DMA chain the chip stopped (and
+    /// reported).
     pub flows_affected: u64,
     /// Flows no fault took TLPs from.
     pub flows_unaffected: u64,
@@ -279,27 +324,43 @@ pub struct FaultReport {
 
 impl Injector {
     /// An injector of `spec` whose choices follow `seed`, for `c` as it is now.
-    fn new(spec: FaultSpec, seed: u64, c: &mut Cluster) -> Result<Injector, SimError> {
+    fn new(
+        spec: FaultSpec,
+        seed: u64,
+        c: &mut Cluster,
+        traffic: &Traffic,
+    ) -> Result<Injector, SimError> {
         Ok(Injector {
             spec,
             rng: Lcg(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
-            base: counts(c)?,
+            base: counts(c, traffic)?,
         })
     }
 
     /// The faults of cycles `c.cycle..c.cycle + cycles`, drawn cycle by cycle (each kind
-    /// with its rate's chance, on a random cable and direction) and handed to the node
-    /// each happens at: an injection to the sending node, a stall to the receiving one.
-    fn schedule(&mut self, c: &Cluster, cycles: u64) -> Vec<NodeFaults> {
+    /// with its rate's chance, on a random cable and direction, or a random node whose
+    /// DMA sends) and handed to the node each happens at: an injection to the sending
+    /// node, a stall to the receiving one, a DMA fault armed in `traffic` at the node.
+    fn schedule(&mut self, c: &Cluster, traffic: &mut Traffic, cycles: u64) -> Vec<NodeFaults> {
         let mut nodes: Vec<NodeFaults> = c.nodes.iter().map(|_| NodeFaults::default()).collect();
-        if c.cables.is_empty() {
-            return nodes;
-        }
+        let senders: Vec<usize> = (0..c.nodes.len())
+            .filter(|&n| traffic.sends_dma(n))
+            .collect();
         // Per cable and direction, the cycle its receiver thaws (no second stall before).
         let mut thaw = vec![[0u64; 2]; c.cables.len()];
         for now in c.cycle..c.cycle + cycles {
             for kind in FaultKind::ALL {
                 if !self.rng.chance(self.spec.rates[kind as usize] / 1e6) {
+                    continue;
+                }
+                if let Some(fault) = kind.dma() {
+                    if !senders.is_empty() {
+                        let node = senders[self.rng.below(senders.len() as u64) as usize];
+                        traffic.arm_dma_fault(node, now, fault);
+                    }
+                    continue;
+                }
+                if c.cables.is_empty() {
                     continue;
                 }
                 let cable = self.rng.below(c.cables.len() as u64) as usize;
@@ -418,16 +479,13 @@ impl Injector {
         beats
     }
 
-    /// Thaws what `nodes` froze and reports, with the scenario's `flows`, how many
-    /// arrived intact (`intact`) and the scoreboard's `errors`.
+    /// Thaws what `nodes` froze and reports on `traffic`'s flows after its run.
     fn finish(
         &mut self,
         c: &mut Cluster,
+        traffic: &Traffic,
         nodes: &mut [NodeFaults],
         seed: u64,
-        flows: u64,
-        intact: u64,
-        errors: u64,
     ) -> Result<FaultReport, SimError> {
         let mut injected = [0; KIND_COUNT];
         for (n, f) in nodes.iter_mut().enumerate() {
@@ -440,9 +498,19 @@ impl Injector {
         }
         // Each process applied its own nodes' faults.
         c.all_reduce(&mut injected, false)?;
-        let (base, now) = (self.base, counts(c)?);
-        let detected: [u64; 4] = std::array::from_fn(|i| now.0[i] - base.0[i]);
-        let by_counter = |v: [u64; 4]| Counter::ALL.map(Counter::name).into_iter().zip(v).collect();
+        // The DMA faults count where they hit a chunk.
+        let (applied, _) = traffic.dma_counts(c)?;
+        for kind in FaultKind::ALL {
+            if let Some(fault) = kind.dma() {
+                injected[kind as usize] = applied[fault as usize];
+            }
+        }
+        let (base, now) = (self.base, counts(c, traffic)?);
+        let detected: [u64; COUNTERS] = std::array::from_fn(|i| now.0[i] - base.0[i]);
+        let by_counter =
+            |v: [u64; COUNTERS]| Counter::ALL.map(Counter::name).into_iter().zip(v).collect();
+        let (affected, unaffected): (Vec<&Flow>, Vec<&Flow>) =
+            traffic.flows.iter().partition(|f| f.failed > 0);
         let expected = Counter::ALL.map(|counter| {
             FaultKind::ALL
                 .iter()
@@ -459,17 +527,20 @@ impl Injector {
                 .collect(),
             faults_detected: by_counter(detected),
             faults_expected: by_counter(expected),
-            flows_affected: 0,
-            flows_unaffected: flows,
-            flows_unaffected_intact: intact,
-            silent_corruptions: errors,
+            flows_affected: affected.len() as u64,
+            flows_unaffected: unaffected.len() as u64,
+            flows_unaffected_intact: unaffected
+                .iter()
+                .filter(|f| f.delivered == f.issued && f.skipped == 0)
+                .count() as u64,
+            silent_corruptions: traffic.summary.errors,
         })
     }
 }
 
-/// `ERRORS`, `DROPS` and `UR_SENT` of every port of every chip, and the hosts' dropped
-/// poisoned writes.
-fn counts(c: &mut Cluster) -> Result<Counts, SimError> {
+/// `ERRORS`, `DROPS` and `UR_SENT` of every port of every chip, the hosts' dropped
+/// poisoned writes, and the DMA chains `traffic`'s sources saw the chips stop, by cause.
+fn counts(c: &mut Cluster, traffic: &Traffic) -> Result<Counts, SimError> {
     let regs = [PORT_ERRORS, PORT_DROPS, PORT_UR_SENT];
     let mut reads = Vec::new();
     for n in 0..c.nodes.len() {
@@ -493,7 +564,17 @@ fn counts(c: &mut Cluster) -> Result<Counts, SimError> {
             .map(|&x| u64::from(x))
             .sum()
     };
-    Ok(Counts([sum(0), sum(1), poisoned[0], sum(2)]))
+    let (_, stopped) = traffic.dma_counts(c)?;
+    let stops = |cause: ErrorCause| stopped[cause as usize];
+    Ok(Counts([
+        sum(0),
+        sum(1),
+        poisoned[0],
+        sum(2),
+        stops(ErrorCause::CplError),
+        stops(ErrorCause::CplTimeout),
+        stops(ErrorCause::ZeroLength),
+    ]))
 }
 
 /// Cycles the flows get to drain after the traffic of a fault run.
@@ -510,8 +591,8 @@ pub fn run(
     seed: u64,
     cycles: u64,
 ) -> Result<FaultReport, SimError> {
-    let mut inj = Injector::new(spec, seed, c)?;
-    let mut nodes = inj.schedule(c, cycles);
+    let mut inj = Injector::new(spec, seed, c, traffic)?;
+    let mut nodes = inj.schedule(c, traffic, cycles);
     let run = traffic.run_with(c, cycles, false, &mut nodes);
     let run = run.and_then(|()| {
         // Faults stop with the traffic (stalls still end when due); what was issued
@@ -529,12 +610,5 @@ pub fn run(
     });
     run?;
     traffic.finish();
-    let flows = traffic.flows.len() as u64;
-    let intact = traffic
-        .flows
-        .iter()
-        .filter(|f| f.delivered == f.issued)
-        .count() as u64;
-    let errors = traffic.summary.errors;
-    inj.finish(c, &mut nodes, seed, flows, intact, errors)
+    inj.finish(c, traffic, &mut nodes, seed)
 }

@@ -18,6 +18,7 @@
 
 pub mod chip;
 pub mod cluster;
+pub mod dma_flow;
 pub mod error;
 mod eval_pool;
 pub mod faults;

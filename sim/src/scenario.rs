@@ -1,5 +1,6 @@
-//! Traffic scenarios (CPU PIO writes through BAR2) and the scoreboard that checks every
-//! byte is delivered exactly once, in order per flow.
+//! Traffic scenarios (CPU PIO writes through BAR2, or the chip's DMA: [`crate::dma_flow`])
+//! and the scoreboard that checks every byte is delivered exactly once, in order per flow,
+//! and that every chunk that did not arrive is one the chip reported failed.
 //!
 //! A flow sends chunks from its source host to a target (host memory or a GPU) of its
 //! destination node. Chunk `seq` goes to offset `(seq * chunk) % window` of the window
@@ -8,6 +9,8 @@
 //! whether its bytes are right.
 
 use crate::cluster::{Cluster, NodeAgent, BAR2_BASE};
+use crate::dma_flow::{DmaFault, DmaIssuer, STAGE_BYTES};
+
 use crate::error::SimError;
 use crate::node::Node;
 use crate::setup::HOST_WINDOW;
@@ -40,6 +43,12 @@ pub struct Flow {
     pub delivered: u64,
     /// Ping-pong: this flow may issue chunk `k` once flow `.0` delivered `k + .1` chunks.
     pub gate: Option<(usize, u64)>,
+    /// Sent by the source chip's DMA instead of the CPU's PIO writes.
+    pub dma: bool,
+    /// Chunks the source chip reported failed (a DMA chain it stopped).
+    pub failed: u64,
+    /// Chunks the destination saw skipped: a later chunk began before they were whole.
+    pub skipped: u64,
 }
 
 impl Flow {
@@ -55,16 +64,41 @@ impl Flow {
             partial: 0,
             delivered: 0,
             gate: None,
+            dma: false,
+            failed: 0,
+            skipped: 0,
         }
     }
 
-    fn offset(&self, seq: u64) -> u64 {
+    /// Offset of chunk `seq` in the destination's target.
+    pub(crate) fn offset(&self, seq: u64) -> u64 {
         self.src as u64 * WINDOW + (seq * self.chunk as u64) % WINDOW
+    }
+
+    /// Chunks accounted for: arrived whole, or reported failed by the chip.
+    pub fn settled(&self) -> u64 {
+        self.delivered - self.skipped + self.failed
     }
 }
 
+/// Whether flow `i` of `flows` may issue its next chunk (its limit, its gate).
+pub(crate) fn may_issue(flows: &[Flow], i: usize) -> bool {
+    let f = &flows[i];
+    if f.limit.is_some_and(|l| f.issued >= l) {
+        return false;
+    }
+    match f.gate {
+        Some((other, lag)) => flows[other].delivered >= f.issued + lag,
+        None => true,
+    }
+}
+
+/// Chunks the scoreboard looks ahead for when the expected one does not come (a chunk
+/// the chip stopped half way, and the next one already arriving).
+const SKIP_AHEAD: u64 = 16;
+
 /// Byte `i` of chunk `seq` of flow `flow`.
-fn pattern(flow: usize, seq: u64, i: usize) -> u8 {
+pub(crate) fn pattern(flow: usize, seq: u64, i: usize) -> u8 {
     let h = (seq ^ ((flow as u64) << 40)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     (h >> 56) as u8 ^ (i as u8).wrapping_mul(31)
 }
@@ -78,6 +112,9 @@ pub enum Kind {
     Neighbor,
     /// Every node streams to every other node, round robin.
     AllToAll,
+    /// Every node's DMA streams to the next node (chains in host memory, 2 descriptors
+    /// a chunk; [`crate::dma_flow`]).
+    Dma,
     /// No traffic (what an idle cluster costs to simulate).
     Idle,
 }
@@ -90,8 +127,9 @@ impl std::str::FromStr for Kind {
             "neighbor" => Ok(Kind::Neighbor),
             "alltoall" => Ok(Kind::AllToAll),
             "idle" => Ok(Kind::Idle),
+            "dma" => Ok(Kind::Dma),
             _ => Err(SimError::Scenario(format!(
-                "unknown scenario {s:?} (pingpong, neighbor, alltoall, idle)"
+                "unknown scenario {s:?} (pingpong, neighbor, alltoall, dma, idle)"
             ))),
         }
     }
@@ -110,6 +148,12 @@ pub fn flows(kind: Kind, nodes: usize, chunk: usize, limit: Option<u64>) -> Vec<
         }
         Kind::Neighbor => (0..nodes)
             .map(|s| Flow::new(s, (s + 1) % nodes, Target::Host, chunk, limit))
+            .collect(),
+        Kind::Dma => (0..nodes)
+            .map(|s| Flow {
+                dma: true,
+                ..Flow::new(s, (s + 1) % nodes, Target::Host, chunk, limit)
+            })
             .collect(),
         Kind::AllToAll => (0..nodes)
             .flat_map(|s| (0..nodes).filter(move |&d| d != s).map(move |d| (s, d)))
@@ -142,6 +186,8 @@ pub struct Summary {
     pub lookahead_cycles: u64,
     /// Windows run: the times the nodes synchronised.
     pub windows: u64,
+    /// Chunks whose DMA chain the source chip stopped (each reported by its `STATUS`).
+    pub chunks_failed: u64,
 }
 
 /// Runs traffic and checks it.
@@ -152,6 +198,8 @@ pub struct Traffic {
     next_flow: Vec<usize>,
     /// Figures so far.
     pub summary: Summary,
+    /// Each node's DMA channels, kept from run to run (chunks stay in flight).
+    dma: Vec<DmaIssuer>,
 }
 
 /// One node's part of the traffic, run beside the node: its CPU issues the flows that
@@ -164,6 +212,8 @@ struct NodeTraffic {
     /// Node id of each flow's destination.
     dst_ids: Vec<u8>,
     next_flow: usize,
+    /// The node's DMA channels.
+    dma: DmaIssuer,
     bytes_delivered: u64,
     chunks_delivered: u64,
     errors: u64,
@@ -180,17 +230,6 @@ impl NodeTraffic {
         }
     }
 
-    fn may_issue(&self, i: usize) -> bool {
-        let f = &self.flows[i];
-        if f.limit.is_some_and(|l| f.issued >= l) {
-            return false;
-        }
-        match f.gate {
-            Some((other, lag)) => self.flows[other].delivered >= f.issued + lag,
-            None => true,
-        }
-    }
-
     fn local_base(node: &Node, t: Target) -> Option<u64> {
         match t {
             Target::Host => Some(HOST_WINDOW),
@@ -201,8 +240,10 @@ impl NodeTraffic {
 }
 
 impl NodeAgent for NodeTraffic {
-    /// The CPU writes the next chunk of one of its flows, round robin.
-    fn before_cycle(&mut self, node: &mut Node, _now: u64) -> Result<(), SimError> {
+    /// The CPU writes the next chunk of one of its PIO flows, round robin, and tends
+    /// its DMA channels.
+    fn before_cycle(&mut self, node: &mut Node, now: u64) -> Result<(), SimError> {
+        self.dma.step(node, now, &mut self.flows, &self.dst_ids)?;
         // Keep about two MPS writes queued at the host: a CPU stalls on a full queue.
         if node.host.pending_beats() > 40 {
             return Ok(());
@@ -210,7 +251,8 @@ impl NodeAgent for NodeTraffic {
         let count = self.flows.len();
         for k in 0..count {
             let i = (self.next_flow + k) % count;
-            if self.flows[i].src != self.node || !self.may_issue(i) {
+            let f = &self.flows[i];
+            if f.src != self.node || f.dma || !may_issue(&self.flows, i) {
                 continue;
             }
             let f = &self.flows[i];
@@ -249,11 +291,30 @@ impl NodeAgent for NodeTraffic {
             let f = &self.flows[i];
             let base = Self::local_base(node, f.target).unwrap_or(0);
             let want = base + f.offset(f.delivered) + f.partial as u64;
-            let ok_data = data.len() <= f.chunk - f.partial
-                && data
-                    .iter()
-                    .enumerate()
-                    .all(|(k, b)| *b == pattern(i, f.delivered, f.partial + k));
+            let fits = |seq: u64, at: usize| {
+                data.len() <= f.chunk - at
+                    && data
+                        .iter()
+                        .enumerate()
+                        .all(|(k, b)| *b == pattern(i, seq, at + k))
+            };
+            let mut ok_data = fits(f.delivered, f.partial);
+            if addr != want || !ok_data {
+                // The start of a later chunk: those before it were cut short or lost
+                // (the source must have reported them failed; `Traffic::finish` checks).
+                let later = (1..=SKIP_AHEAD)
+                    .map(|k| f.delivered + k)
+                    .find(|&seq| addr == base + f.offset(seq) && fits(seq, 0));
+                if let Some(seq) = later {
+                    let f = &mut self.flows[i];
+                    f.skipped += seq - f.delivered;
+                    f.delivered = seq;
+                    f.partial = 0;
+                    ok_data = true;
+                }
+            }
+            let f = &self.flows[i];
+            let want = base + f.offset(f.delivered) + f.partial as u64;
             // A chunk delivered twice or never sent does not match the next one expected
             // (its address or pattern differ); `Traffic::finish` compares the counts.
             if addr != want || !ok_data {
@@ -280,11 +341,44 @@ impl NodeAgent for NodeTraffic {
 impl Traffic {
     /// Traffic of `flows` on `c`.
     pub fn new(c: &Cluster, flows: Vec<Flow>) -> Self {
+        let dma = (0..c.nodes.len())
+            .map(|node| DmaIssuer::new(node, &flows))
+            .collect();
         Self {
             flows,
             next_flow: vec![0; c.nodes.len()],
             summary: Summary::default(),
+            dma,
         }
+    }
+
+    /// Arms `fault` at node `node` from cycle `at` on: the next DMA chunk the node starts
+    /// then suffers it. Whether a node sends by DMA: [`Traffic::sends_dma`].
+    pub fn arm_dma_fault(&mut self, node: usize, at: u64, fault: DmaFault) {
+        self.dma[node].armed.push_back((at, fault));
+    }
+
+    /// Whether node `node` has flows the DMA sends.
+    pub fn sends_dma(&self, node: usize) -> bool {
+        self.dma.get(node).is_some_and(DmaIssuer::active)
+    }
+
+    /// Over the cluster: the DMA faults applied, by [`DmaFault`], and the chains the
+    /// chips stopped, by `ErrorCause` code.
+    pub fn dma_counts(&self, c: &Cluster) -> Result<([u64; 3], [u64; 16]), SimError> {
+        let mut v = [0u64; 19];
+        let local = self.dma.iter().enumerate().filter(|(n, _)| c.is_local(*n));
+        for (_, d) in local {
+            for (k, x) in d.applied.iter().chain(&d.stopped).enumerate() {
+                v[k] += x;
+            }
+        }
+        c.all_reduce(&mut v, false)?;
+        let mut applied = [0; 3];
+        let mut stopped = [0; 16];
+        applied.copy_from_slice(&v[..3]);
+        stopped.copy_from_slice(&v[3..]);
+        Ok((applied, stopped))
     }
 
     fn error(&mut self, msg: String) {
@@ -302,7 +396,7 @@ impl Traffic {
     fn all_done(flows: &[Flow]) -> bool {
         flows
             .iter()
-            .all(|f| f.limit.is_some_and(|l| f.delivered >= l))
+            .all(|f| f.limit.is_some_and(|l| f.settled() >= l))
     }
 
     /// Each node's part, from the flows as they stand.
@@ -313,6 +407,12 @@ impl Traffic {
                 return Err(SimError::Scenario(format!(
                     "flow {i}: nodes {}->{} in a cluster of {n}",
                     f.src, f.dst
+                )));
+            }
+            if f.dma && (!f.chunk.is_multiple_of(16) || f.chunk as u64 > STAGE_BYTES) {
+                return Err(SimError::Scenario(format!(
+                    "flow {i}: a DMA chunk of {} bytes: a multiple of 16, at most {STAGE_BYTES}",
+                    f.chunk
                 )));
             }
             // The source must see the gate's deliveries without waiting for other nodes.
@@ -329,6 +429,7 @@ impl Traffic {
         Ok((0..n)
             .map(|node| NodeTraffic {
                 node,
+                dma: self.dma[node].clone(),
                 flows: self.flows.clone(),
                 dst_ids: dst_ids.clone(),
                 next_flow: self.next_flow[node],
@@ -344,15 +445,18 @@ impl Traffic {
     /// destination, whichever process runs each.
     fn gather(c: &Cluster, flows: &mut [Flow], parts: &[&NodeTraffic]) -> Result<(), SimError> {
         let n = flows.len();
-        let mut v = vec![0u64; 3 * n];
+        let mut v = vec![0u64; 5 * n];
         for (i, f) in flows.iter().enumerate() {
             if c.is_local(f.src) {
-                v[i] = parts[f.src].flows[i].issued;
+                let g = &parts[f.src].flows[i];
+                v[i] = g.issued;
+                v[3 * n + i] = g.failed;
             }
             if c.is_local(f.dst) {
                 let g = &parts[f.dst].flows[i];
                 v[n + i] = g.delivered;
                 v[2 * n + i] = g.partial as u64;
+                v[4 * n + i] = g.skipped;
             }
         }
         c.all_reduce(&mut v, false)?;
@@ -360,6 +464,8 @@ impl Traffic {
             f.issued = v[i];
             f.delivered = v[n + i];
             f.partial = v[2 * n + i] as usize;
+            f.failed = v[3 * n + i];
+            f.skipped = v[4 * n + i];
         }
         Ok(())
     }
@@ -404,7 +510,7 @@ impl Traffic {
                 break;
             }
             stop = until_done && Self::all_done(&flows);
-            let pending = !Self::all_done(&flows) && flows.iter().any(|f| f.issued > f.delivered);
+            let pending = !Self::all_done(&flows) && flows.iter().any(|f| f.issued > f.settled());
             if let Err(e) = c.check_progress(pending) {
                 result = Err(e);
                 break;
@@ -417,6 +523,7 @@ impl Traffic {
         let mut errors: Vec<(u64, usize, String)> = Vec::new();
         for (p, _) in agents.into_iter().filter(|(p, _)| c.is_local(p.node)) {
             self.next_flow[p.node] = p.next_flow;
+            self.dma[p.node] = p.dma;
             sums[0] += p.bytes_delivered;
             sums[1] += p.chunks_delivered;
             sums[2] += p.errors;
@@ -448,20 +555,26 @@ impl Traffic {
         s.evals_skipped_share = sk as f64 / (sk + dn).max(1) as f64;
         s.lookahead_cycles = c.lookahead();
         s.windows = windows;
+        s.chunks_failed = self.flows.iter().map(|f| f.failed).sum();
         result
     }
 
-    /// After the run: chunks issued but never delivered count as errors.
+    /// After the run: chunks issued but neither delivered whole nor reported failed
+    /// count as errors.
     pub fn finish(&mut self) {
         let missing: Vec<String> = self
             .flows
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.delivered != f.issued)
+            .filter(|(_, f)| f.settled() != f.issued || f.skipped > f.failed)
             .map(|(i, f)| {
                 format!(
-                    "flow {i} ({}->{}): {} of {} chunks delivered",
-                    f.src, f.dst, f.delivered, f.issued
+                    "flow {i} ({}->{}): {} of {} chunks delivered whole, {} reported failed",
+                    f.src,
+                    f.dst,
+                    f.delivered - f.skipped,
+                    f.issued,
+                    f.failed
                 )
             })
             .collect();

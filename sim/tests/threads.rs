@@ -103,7 +103,13 @@ fn scenarios(preset: &str, s: Schedule, cycles: u64) -> Outcome {
     let (mut c, log) = cluster(preset, s);
     bring_up(&mut c).unwrap();
     let mut out = Vec::new();
-    for kind in [Kind::Idle, Kind::Neighbor, Kind::PingPong, Kind::AllToAll] {
+    for kind in [
+        Kind::Idle,
+        Kind::Neighbor,
+        Kind::PingPong,
+        Kind::AllToAll,
+        Kind::Dma,
+    ] {
         let mut t = Traffic::new(&c, flows(kind, c.nodes.len(), 128, None));
         t.run(&mut c, cycles, false).unwrap();
         // What was issued arrives before the next scenario starts.
@@ -131,6 +137,23 @@ fn fault_run(preset: &str, s: Schedule, cycles: u64) -> Outcome {
     let r = faults::run(&mut c, &mut t, spec, 5, cycles).unwrap();
     assert_eq!(r.silent_corruptions, 0, "{r:?}");
     assert!(r.faults_injected.values().sum::<u64>() > 0, "{r:?}");
+    let m = &t.summary;
+    let out = vec![(c.cycle, m.bytes_delivered, m.chunks_delivered, m.errors)];
+    outcome(c, log, out, Some(serde_json::to_string(&r).unwrap()))
+}
+
+/// Brings `preset` up and runs the DMA scenario with every fault the DMA can meet and a
+/// malformed TLP kind on the cables.
+fn dma_fault_run(preset: &str, s: Schedule, cycles: u64) -> Outcome {
+    let (mut c, log) = cluster(preset, s);
+    bring_up(&mut c).unwrap();
+    let mut t = Traffic::new(&c, flows(Kind::Dma, c.nodes.len(), 256, None));
+    let spec: FaultSpec = "readerr=1000,cpltimeout=500,baddesc=1000,malformed=1000"
+        .parse()
+        .unwrap();
+    let r = faults::run(&mut c, &mut t, spec, 9, cycles).unwrap();
+    assert_eq!(r.silent_corruptions, 0, "{r:?}");
+    assert!(r.flows_affected > 0, "{r:?}");
     let m = &t.summary;
     let out = vec![(c.cycle, m.bytes_delivered, m.chunks_delivered, m.errors)];
     outcome(c, log, out, Some(serde_json::to_string(&r).unwrap()))
@@ -196,6 +219,7 @@ fn two_rings_of_eight_simulate_the_same_on_any_schedule() {
 fn fault_runs_are_the_same_on_any_schedule() {
     every_schedule("ring3", fault_run, 4_000);
     every_schedule("2x8", fault_run, 2_000);
+    every_schedule("ring3", dma_fault_run, 8_000);
 }
 
 #[test]

@@ -284,3 +284,22 @@ fn reads_of_a_failing_range_get_completer_abort() {
     assert_eq!(out[0].1.status(), Some(CplStatus::Sc));
     assert_eq!(out[0].1.data(), &[9; 8]);
 }
+
+/// A losing range: reads that touch it get no completion at all, reads beside it are
+/// answered; healed, it is answered again.
+#[test]
+fn reads_of_a_losing_range_are_never_answered() {
+    let mut rc = rc();
+    rc.host_memory_mut().write(0x10_0000, &[7; 256]).unwrap();
+    rc.lose_reads(0x10_0100, 64);
+    rc.receive(Tlp::mem_read(DEV, Tag(1), Addr(0x10_00c0), 68).unwrap());
+    rc.receive(Tlp::mem_read(DEV, Tag(2), Addr(0x10_0000), 64).unwrap());
+    let out = run(&mut rc, 0, 2000);
+    let tags: Vec<_> = out.iter().map(|(_, c)| c.tag()).collect();
+    assert_eq!(tags, vec![Tag(2)]);
+    assert_eq!(rc.counters().lost_reads, 1);
+    rc.heal_reads();
+    rc.receive(Tlp::mem_read(DEV, Tag(3), Addr(0x10_0100), 8).unwrap());
+    let out = run(&mut rc, 2001, 2400);
+    assert_eq!(out[0].1.status(), Some(CplStatus::Sc));
+}
