@@ -105,6 +105,28 @@ fn an_odd_ring_split_unevenly_simulates_the_same_over_processes() {
 }
 
 #[test]
+fn dma_with_its_faults_simulates_the_same_over_processes() {
+    same_on_every_process_count(
+        "dma",
+        &[
+            "sim",
+            "--topology",
+            "ring4",
+            "--scenario",
+            "dma",
+            "--chunk",
+            "1024",
+            "--cycles",
+            "30000",
+            "--faults",
+            "readerr=300,cpltimeout=100,baddesc=300,malformed=300",
+            "--seed",
+            "4",
+        ],
+    );
+}
+
+#[test]
 fn a_failure_in_any_process_ends_the_job_with_its_message() {
     let vcd = temp("x.vcd");
     let out = mpirun(
