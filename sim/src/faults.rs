@@ -185,6 +185,13 @@ pub const KINDS: [&str; 12] = [
     "baddesc",
 ];
 
+/// Whether kind `name` hits the DMA (and so needs flows the DMA sends: `--scenario dma`).
+pub fn hits_dma(name: &str) -> bool {
+    FaultKind::ALL
+        .iter()
+        .any(|k| k.name() == name && k.dma().is_some())
+}
+
 /// How many kinds there are.
 const KIND_COUNT: usize = KINDS.len();
 
@@ -600,11 +607,13 @@ pub fn run(
         for f in &mut traffic.flows {
             f.limit = Some(f.issued);
         }
-        let (ran, wall) = (traffic.summary.cycles, traffic.summary.wall_s);
+        let s = &traffic.summary;
+        let (ran, wall, windows) = (s.cycles, s.wall_s, s.windows);
         let drained = traffic.run_with(c, DRAIN_CYCLES, true, &mut nodes);
         let s = &mut traffic.summary;
         s.cycles += ran;
         s.wall_s += wall;
+        s.windows += windows;
         s.cycles_per_s = s.cycles as f64 / s.wall_s.max(1e-9);
         drained
     });

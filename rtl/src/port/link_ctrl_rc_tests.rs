@@ -41,6 +41,17 @@ fn reply(b: &mut Bench, c: Cpl) {
     b.drv.push(c.beats());
 }
 
+/// A config read arriving from the partner (tag 0x42), and the port's answer.
+fn partner_config_read(b: &mut Bench) -> Cpl {
+    b.drv.push(CfgReq::rd0(0x0000, 0x42, 0x0100, 0x00).beats());
+    loop {
+        if let Some(t) = b.mon.packets.pop_front() {
+            return Cpl::from_beats(&t);
+        }
+        b.cycle();
+    }
+}
+
 fn run_until_failed(b: &mut Bench, limit: u64) -> u8 {
     for _ in 0..limit {
         if b.status().state == FAILED {
@@ -132,14 +143,10 @@ fn rc_drops_and_counts_unmatched_completions_retries_crs_and_comes_up() {
     // After Ready, a config request from the partner: answered UR and counted, and the
     // link stays ready (only during the bring-up does it mean two root complexes).
     assert_eq!(b.ur_sent, 0);
-    b.drv.push(CfgReq::rd0(0x0000, 0x42, 0x0100, 0x00).beats());
-    let c = loop {
-        if let Some(t) = b.mon.packets.pop_front() {
-            break Cpl::from_beats(&t);
-        }
-        b.cycle();
-    };
-    assert_eq!(c, Cpl::cfg(0, UR, 0x0000, 0x42, None));
+    assert_eq!(
+        partner_config_read(&mut b),
+        Cpl::cfg(0, UR, 0x0000, 0x42, None)
+    );
     b.run(20);
     let s = b.status();
     assert_eq!(
@@ -208,14 +215,10 @@ fn rc_classifies_bad_answers() {
 fn rc_answers_config_requests_with_ur_and_fails_while_bringing_up() {
     let mut b = rc_bench(13, 0.6);
     let r = next_request(&mut b);
-    b.drv.push(CfgReq::rd0(0x0000, 0x42, 0x0100, 0x00).beats());
-    let c = loop {
-        if let Some(t) = b.mon.packets.pop_front() {
-            break Cpl::from_beats(&t);
-        }
-        b.cycle();
-    };
-    assert_eq!(c, Cpl::cfg(0, UR, 0x0000, 0x42, None));
+    assert_eq!(
+        partner_config_read(&mut b),
+        Cpl::cfg(0, UR, 0x0000, 0x42, None)
+    );
     assert_eq!(b.ur_sent, 1);
     let s = b.status();
     assert_eq!(
