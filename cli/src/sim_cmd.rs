@@ -59,8 +59,8 @@ pub struct SimArgs {
     threads: usize,
     /// Inject faults during the traffic: `all=R` or `KIND=R,...` with R faults per
     /// million cycles; kinds `malformed`, `unroutable`, `poisoned`, `stall`, `overlong`,
-    /// `badtype`, `completion`, `badbe`, `config`, and for the DMA (`--scenario dma`)
-    /// `readerr`, `cpltimeout`, `baddesc` (see `sim/src/faults.rs`). The flows then drain and the summary says what the chips
+    /// `badtype`, `completion`, `badbe`, `config`, `linkdown`, and for the DMA
+    /// (`--scenario dma`) `readerr`, `cpltimeout`, `baddesc` (see `sim/src/faults.rs`). The flows then drain and the summary says what the chips
     /// and hosts detected and whether every flow arrived intact.
     #[arg(long)]
     faults: Option<String>,

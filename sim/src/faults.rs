@@ -35,7 +35,18 @@
 //!   host memory (Completer Abort), or lost (never answered), or its chain's second
 //!   descriptor turned bad (length 0) after the start; the chip stops the chain and its
 //!   channel's `STATUS` says why (`CplError`, `CplTimeout`, `ZeroLength`): the flow is
-//!   affected, and reported. These count as injected when they hit a chunk.
+//!   affected, and reported. These count as injected when they hit a chunk;
+//! - `linkdown`: a random cable's data link goes down at both ends for 500 to 3000 cycles
+//!   (`LinkEnd::go_down`: whatever either end held is thrown away, and counted) and comes
+//!   back up; the root-complex side brings its partner up again and traffic resumes. The
+//!   hard IPs count the event (`link_down`). The flows whose route crosses that cable
+//!   may lose chunks: they are affected, their losses reported by the link going down
+//!   (`chunks_lost_on_links`, `tlps_discarded_on_links`); the chips also drop what they
+//!   route to a port that is not ready meanwhile (`DROPS`) and count a TLP the outage
+//!   cut short (`ERRORS`), so with link-downs those two counters see more than the
+//!   other kinds explain. No other fault uses a cable from shortly before it goes down
+//!   until well after it is back (a TLP injected into a dying link would be thrown
+//!   away, a config read during its bring-up would fail the link).
 //!
 //! Several kinds share a counter, and a fault may count in two, so what was detected is
 //! reported by counter (`errors`, `drops`, `poisoned_writes`, `ur_sent`, and the DMA
@@ -79,6 +90,7 @@ enum FaultKind {
     ReadErr,
     CplTimeout,
     BadDesc,
+    LinkDown,
 }
 
 impl FaultKind {
@@ -95,6 +107,7 @@ impl FaultKind {
         FaultKind::ReadErr,
         FaultKind::CplTimeout,
         FaultKind::BadDesc,
+        FaultKind::LinkDown,
     ];
 
     fn name(self) -> &'static str {
@@ -114,6 +127,7 @@ impl FaultKind {
             FaultKind::ReadErr => &[Counter::DmaCplError],
             FaultKind::CplTimeout => &[Counter::DmaCplTimeout],
             FaultKind::BadDesc => &[Counter::DmaZeroLength],
+            FaultKind::LinkDown => &[Counter::LinkDown],
             FaultKind::Stall => &[],
         }
     }
@@ -140,6 +154,7 @@ enum Counter {
     DmaCplError,
     DmaCplTimeout,
     DmaZeroLength,
+    LinkDown,
 }
 
 impl Counter {
@@ -151,6 +166,7 @@ impl Counter {
         Counter::DmaCplError,
         Counter::DmaCplTimeout,
         Counter::DmaZeroLength,
+        Counter::LinkDown,
     ];
 
     fn name(self) -> &'static str {
@@ -162,15 +178,16 @@ impl Counter {
             Counter::DmaCplError => "dma_cpl_error",
             Counter::DmaCplTimeout => "dma_cpl_timeout",
             Counter::DmaZeroLength => "dma_zero_length",
+            Counter::LinkDown => "link_down",
         }
     }
 }
 
 /// How many counters there are.
-const COUNTERS: usize = 7;
+const COUNTERS: usize = 8;
 
 /// The kinds' names, in [`FaultSpec`] order.
-pub const KINDS: [&str; 12] = [
+pub const KINDS: [&str; 13] = [
     "malformed",
     "unroutable",
     "poisoned",
@@ -183,6 +200,7 @@ pub const KINDS: [&str; 12] = [
     "readerr",
     "cpltimeout",
     "baddesc",
+    "linkdown",
 ];
 
 /// Whether kind `name` hits the DMA (and so needs flows the DMA sends: `--scenario dma`).
@@ -243,6 +261,9 @@ enum Action {
     Inject { port: Port, beats: Vec<Beat> },
     /// The receiver at `port` takes nothing until cycle `until`.
     Freeze { port: Port, until: u64 },
+    /// The cable at `port` goes down until cycle `until` (at both ends: the fault is
+    /// counted at the end that says `count`).
+    LinkDown { port: Port, until: u64, count: bool },
 }
 
 /// One node's faults, applied beside the node at their cycles.
@@ -252,6 +273,8 @@ struct NodeFaults {
     due: VecDeque<(u64, FaultKind, Action)>,
     /// Receivers frozen, until a cycle.
     frozen: Vec<(Port, u64)>,
+    /// Cables down at this end, until a cycle.
+    down: Vec<(Port, u64)>,
     /// Faults injected per kind.
     injected: [u64; KIND_COUNT],
 }
@@ -265,8 +288,17 @@ impl NodeAgent for NodeFaults {
             }
             !thaw
         });
+        self.down.retain(|&(port, until)| {
+            let back = now >= until;
+            if back {
+                set_link(node, port, true);
+            }
+            !back
+        });
         while self.due.front().is_some_and(|(at, _, _)| *at <= now) {
             let (_, kind, action) = self.due.pop_front().expect("checked");
+            // A link-down is one fault at two ends.
+            let counted = !matches!(action, Action::LinkDown { count: false, .. });
             match action {
                 Action::Inject { port, beats } => {
                     if let Some(a) = &mut node.ports[port.index() as usize] {
@@ -277,10 +309,25 @@ impl NodeAgent for NodeFaults {
                     set_frozen(node, port, true);
                     self.frozen.push((port, until));
                 }
+                Action::LinkDown { port, until, .. } => {
+                    set_link(node, port, false);
+                    self.down.push((port, until));
+                }
             }
-            self.injected[kind as usize] += 1;
+            self.injected[kind as usize] += u64::from(counted);
         }
         Ok(())
+    }
+}
+
+/// Takes `node`'s end of the cable at `port` down or brings it back up.
+fn set_link(node: &mut Node, port: Port, up: bool) {
+    if let Some(a) = &mut node.ports[port.index() as usize] {
+        if up {
+            a.end.go_up();
+        } else {
+            a.end.go_down();
+        }
     }
 }
 
@@ -291,10 +338,25 @@ fn set_frozen(node: &mut Node, port: Port, frozen: bool) {
     }
 }
 
+/// Cycles before a link goes down in which no other fault uses its cable.
+const LINK_QUIET_BEFORE: u64 = 300;
+/// Cycles after a link is back in which no other fault uses its cable (its bring-up).
+const LINK_QUIET_AFTER: u64 = 3000;
+
+/// The faults of a run: per node, and the cables taken down.
+struct Schedule {
+    nodes: Vec<NodeFaults>,
+    downed: Vec<bool>,
+}
+
 /// Draws the faults of a [`FaultSpec`] for a run, node by node.
 struct Injector {
     spec: FaultSpec,
     rng: Lcg,
+    /// The link-downs' own stream.
+    link_rng: Lcg,
+    /// TLPs this process's link ends had discarded before the run.
+    discarded_before: u64,
     /// The counters before the first fault.
     base: Counts,
 }
@@ -325,6 +387,11 @@ pub struct FaultReport {
     pub flows_unaffected: u64,
     /// Of those, the flows that arrived whole, in order, byte-exact.
     pub flows_unaffected_intact: u64,
+    /// Chunks of flows through a cable that went down that never arrived whole (the
+    /// link going down reported them; the flows are affected).
+    pub chunks_lost_on_links: u64,
+    /// TLPs the data links threw away when they went down.
+    pub tlps_discarded_on_links: u64,
     /// Bytes or chunks that arrived wrong, twice or not at all, with no error said.
     pub silent_corruptions: u64,
 }
@@ -340,6 +407,8 @@ impl Injector {
         Ok(Injector {
             spec,
             rng: Lcg(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
+            link_rng: Lcg((seed ^ 0x6C69_6E6B).wrapping_mul(0xD1B5_4A32_D192_ED03) | 1),
+            discarded_before: local_ends(c).map(|e| e.discarded).sum(),
             base: counts(c, traffic)?,
         })
     }
@@ -348,16 +417,19 @@ impl Injector {
     /// with its rate's chance, on a random cable and direction, or a random node whose
     /// DMA sends) and handed to the node each happens at: an injection to the sending
     /// node, a stall to the receiving one, a DMA fault armed in `traffic` at the node.
-    fn schedule(&mut self, c: &Cluster, traffic: &mut Traffic, cycles: u64) -> Vec<NodeFaults> {
+    fn schedule(&mut self, c: &Cluster, traffic: &mut Traffic, cycles: u64) -> Schedule {
         let mut nodes: Vec<NodeFaults> = c.nodes.iter().map(|_| NodeFaults::default()).collect();
         let senders: Vec<usize> = (0..c.nodes.len())
             .filter(|&n| traffic.sends_dma(n))
             .collect();
+        let (downed, blocked) = self.link_downs(c, cycles, &mut nodes);
         // Per cable and direction, the cycle its receiver thaws (no second stall before).
         let mut thaw = vec![[0u64; 2]; c.cables.len()];
         for now in c.cycle..c.cycle + cycles {
             for kind in FaultKind::ALL {
-                if !self.rng.chance(self.spec.rates[kind as usize] / 1e6) {
+                if kind == FaultKind::LinkDown
+                    || !self.rng.chance(self.spec.rates[kind as usize] / 1e6)
+                {
                     continue;
                 }
                 if let Some(fault) = kind.dma() {
@@ -372,6 +444,9 @@ impl Injector {
                 }
                 let cable = self.rng.below(c.cables.len() as u64) as usize;
                 let mut side = self.rng.below(2) as usize;
+                if blocked[cable].iter().any(|r| r.contains(&now)) {
+                    continue;
+                }
                 let rc = |e: crate::topology::End| match e.port {
                     Port::W => true,
                     Port::S => c.topology.nodes[e.node].s_role == SRole::Rc,
@@ -408,7 +483,51 @@ impl Injector {
                 }
             }
         }
-        nodes
+        for n in &mut nodes {
+            n.due.make_contiguous().sort_by_key(|(at, _, _)| *at);
+        }
+        Schedule { nodes, downed }
+    }
+
+    /// The link-downs of cycles `c.cycle..c.cycle + cycles`, drawn from their own stream
+    /// (the other kinds draw the same with or without them) and handed to both ends'
+    /// nodes; returns the cables taken down, and per cable the cycles no other fault may
+    /// use it.
+    fn link_downs(
+        &mut self,
+        c: &Cluster,
+        cycles: u64,
+        nodes: &mut [NodeFaults],
+    ) -> (Vec<bool>, Vec<Vec<std::ops::Range<u64>>>) {
+        let mut downed = vec![false; c.cables.len()];
+        let mut blocked = vec![Vec::new(); c.cables.len()];
+        let rate = self.spec.rates[FaultKind::LinkDown as usize] / 1e6;
+        if c.cables.is_empty() || rate == 0.0 {
+            return (downed, blocked);
+        }
+        let mut free = vec![0u64; c.cables.len()];
+        for now in c.cycle..c.cycle + cycles {
+            if !self.link_rng.chance(rate) {
+                continue;
+            }
+            let cable = self.link_rng.below(c.cables.len() as u64) as usize;
+            if now < free[cable] {
+                continue;
+            }
+            let until = now + 500 + self.link_rng.below(2500);
+            free[cable] = until + LINK_QUIET_AFTER;
+            downed[cable] = true;
+            blocked[cable].push(now.saturating_sub(LINK_QUIET_BEFORE)..until + LINK_QUIET_AFTER);
+            for (k, end) in c.cables[cable].ends.iter().enumerate() {
+                let a = Action::LinkDown {
+                    port: end.port,
+                    until,
+                    count: k == 0,
+                };
+                nodes[end.node].due.push_back((now, FaultKind::LinkDown, a));
+            }
+        }
+        (downed, blocked)
     }
 
     /// A fault TLP of `kind` (not a stall) entering node `to` of a cluster of `nodes`.
@@ -499,6 +618,9 @@ impl Injector {
             for (port, _) in f.frozen.drain(..) {
                 set_frozen(&mut c.nodes[n], port, false);
             }
+            for (port, _) in f.down.drain(..) {
+                set_link(&mut c.nodes[n], port, true);
+            }
             for (k, i) in injected.iter_mut().zip(f.injected) {
                 *k += i;
             }
@@ -516,8 +638,13 @@ impl Injector {
         let detected: [u64; COUNTERS] = std::array::from_fn(|i| now.0[i] - base.0[i]);
         let by_counter =
             |v: [u64; COUNTERS]| Counter::ALL.map(Counter::name).into_iter().zip(v).collect();
-        let (affected, unaffected): (Vec<&Flow>, Vec<&Flow>) =
-            traffic.flows.iter().partition(|f| f.failed > 0);
+        let (affected, unaffected): (Vec<&Flow>, Vec<&Flow>) = traffic
+            .flows
+            .iter()
+            .partition(|f| f.failed > 0 || (f.lossy && f.unaccounted() > 0));
+        let mut discarded =
+            [local_ends(c).map(|e| e.discarded).sum::<u64>() - self.discarded_before];
+        c.all_reduce(&mut discarded, false)?;
         let expected = Counter::ALL.map(|counter| {
             FaultKind::ALL
                 .iter()
@@ -540,6 +667,13 @@ impl Injector {
                 .iter()
                 .filter(|f| f.delivered == f.issued && f.skipped == 0)
                 .count() as u64,
+            chunks_lost_on_links: traffic
+                .flows
+                .iter()
+                .filter(|f| f.lossy)
+                .map(Flow::unaccounted)
+                .sum(),
+            tlps_discarded_on_links: discarded[0],
             silent_corruptions: traffic.summary.errors,
         })
     }
@@ -573,6 +707,9 @@ fn counts(c: &mut Cluster, traffic: &Traffic) -> Result<Counts, SimError> {
     };
     let (_, stopped) = traffic.dma_counts(c)?;
     let stops = |cause: ErrorCause| stopped[cause as usize];
+    // Both ends of a cable see it go down.
+    let mut downs = [local_ends(c).map(|e| e.downs).sum::<u64>()];
+    c.all_reduce(&mut downs, false)?;
     Ok(Counts([
         sum(0),
         sum(1),
@@ -581,7 +718,42 @@ fn counts(c: &mut Cluster, traffic: &Traffic) -> Result<Counts, SimError> {
         stops(ErrorCause::CplError),
         stops(ErrorCause::CplTimeout),
         stops(ErrorCause::ZeroLength),
+        downs[0] / 2,
     ]))
+}
+
+/// The cable ends of this process's nodes.
+fn local_ends(c: &Cluster) -> impl Iterator<Item = &crate::link::LinkEnd> {
+    c.nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| c.is_local(*i))
+        .flat_map(|(_, n)| n.ports.iter().flatten())
+        .map(|a| &a.end)
+}
+
+/// The cables a write from node `src` to node `dst` crosses, following `routes`.
+fn path(c: &Cluster, routes: &[Vec<Option<Port>>], src: usize, dst: usize) -> Vec<usize> {
+    let mut cables = Vec::new();
+    let mut at = src;
+    while at != dst && cables.len() < c.nodes.len() {
+        let Some(port) = routes[at][dst] else { break };
+        let Some(k) = c
+            .cables
+            .iter()
+            .position(|cb| cb.ends.iter().any(|e| e.node == at && e.port == port))
+        else {
+            break;
+        };
+        cables.push(k);
+        let ends = c.cables[k].ends;
+        at = if ends[0].node == at && ends[0].port == port {
+            ends[1].node
+        } else {
+            ends[0].node
+        };
+    }
+    cables
 }
 
 /// Cycles the flows get to drain after the traffic of a fault run.
@@ -599,7 +771,12 @@ pub fn run(
     cycles: u64,
 ) -> Result<FaultReport, SimError> {
     let mut inj = Injector::new(spec, seed, c, traffic)?;
-    let mut nodes = inj.schedule(c, traffic, cycles);
+    let Schedule { mut nodes, downed } = inj.schedule(c, traffic, cycles);
+    // The flows whose route crosses a cable that goes down may lose chunks on it.
+    let routes = c.topology.routes()?;
+    for f in &mut traffic.flows {
+        f.lossy = path(c, &routes, f.src, f.dst).iter().any(|&k| downed[k]);
+    }
     let run = traffic.run_with(c, cycles, false, &mut nodes);
     let run = run.and_then(|()| {
         // Faults stop with the traffic (stalls still end when due); what was issued

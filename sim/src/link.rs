@@ -15,7 +15,8 @@
 //! messages that arrive at least the link's latency after they were sent (TLPs on the
 //! wire one way, UpdateFCs the other), kept in the sender's outbox until [`deliver`]
 //! moves them to the far end. So the two ends of a cable can be simulated apart for up
-//! to that latency: the cluster's lookahead.
+//! to that latency: the cluster's lookahead. A link that goes down does so at both ends
+//! at the same cycle ([`LinkEnd::go_down`]), with no message between them.
 
 use crate::error::SimError;
 use pcie_model::bandwidth::BandwidthGate;
@@ -94,6 +95,13 @@ pub struct LinkEnd {
     pub rx: RxHalf,
     /// This end sees its data link up.
     pub up: bool,
+    /// Times the data link went down here ([`LinkEnd::go_down`]).
+    pub downs: u64,
+    /// TLPs thrown away here when it went down (sending, on the wire, arriving or
+    /// offered).
+    pub discarded: u64,
+    /// Flow control as link training leaves it: transmitter, receiver, DLLP schedule.
+    trained: (FcTransmitter, FcReceiver, DllpSchedule),
 }
 
 impl TxHalf {
@@ -220,12 +228,17 @@ impl LinkEnd {
         let fc = |e: pcie_model::credits::FcError| SimError::Topology(e.to_string());
         let enc = timing.encoding();
         let latency = timing.latency_cycles().0;
+        let trained = (
+            FcTransmitter::new(&adv).map_err(fc)?,
+            FcReceiver::new(adv).map_err(fc)?,
+            timing.dllp_schedule(),
+        );
         Ok(Self {
             tx: TxHalf {
                 latency,
                 framing_bytes: enc.tlp_framing_bytes() + enc.sequence_bytes() + LCRC_BYTES,
                 serializer: timing.serializer(),
-                tx_fc: FcTransmitter::new(&adv).map_err(fc)?,
+                tx_fc: trained.0.clone(),
                 tx_capacity,
                 tx_partial: Vec::new(),
                 tx_wait: VecDeque::new(),
@@ -237,8 +250,8 @@ impl LinkEnd {
             },
             rx: RxHalf {
                 latency,
-                rx_fc: FcReceiver::new(adv).map_err(fc)?,
-                dllps: timing.dllp_schedule(),
+                rx_fc: trained.1.clone(),
+                dllps: trained.2.clone(),
                 flight: VecDeque::new(),
                 rx_cur: None,
                 credits: VecDeque::new(),
@@ -246,7 +259,45 @@ impl LinkEnd {
                 frozen: false,
             },
             up: false,
+            downs: 0,
+            discarded: 0,
+            trained,
         })
+    }
+
+    /// The data link goes down at this end (DL_Down): every TLP it holds is thrown away
+    /// and counted (the one the sender was handing over, those waiting for credits or on
+    /// the wire, those arriving and the one offered), and so are the credit updates on
+    /// their way. The far end goes down at the same cycle and throws away its own: what
+    /// was sent before is held by one of the two, so nothing sent before the link went
+    /// down arrives after.
+    pub fn go_down(&mut self) {
+        let (tx, rx) = (&mut self.tx, &mut self.rx);
+        let held = tx.tx_wait.len()
+            + usize::from(!tx.tx_partial.is_empty())
+            + tx.wire.len()
+            + rx.flight.len()
+            + usize::from(rx.rx_cur.is_some());
+        self.discarded += held as u64;
+        tx.tx_partial.clear();
+        tx.tx_wait.clear();
+        tx.tx_beats = 0;
+        tx.wire.clear();
+        tx.updates.clear();
+        rx.flight.clear();
+        rx.rx_cur = None;
+        rx.credits.clear();
+        self.downs += 1;
+        self.up = false;
+    }
+
+    /// The data link comes back up (DL_Up): flow control starts over from the
+    /// advertisements, as after link training.
+    pub fn go_up(&mut self) {
+        self.tx.tx_fc = self.trained.0.clone();
+        self.rx.rx_fc = self.trained.1.clone();
+        self.rx.dllps = self.trained.2.clone();
+        self.up = true;
     }
 
     /// Cycles between a message leaving this end and the far end seeing it, at least.
@@ -638,5 +689,65 @@ mod tests {
                 "windows of {window} cycles"
             );
         }
+    }
+
+    /// A link that goes down with TLPs everywhere (waiting for credits, on the wire,
+    /// arriving, offered) delivers none of them, counts them, and once up carries more
+    /// TLPs than the credits it started with: flow control was trained again.
+    #[test]
+    fn a_link_that_goes_down_drops_what_it_held_and_comes_back_with_fresh_credits() {
+        let timing = LinkTiming::gen2_x8();
+        let mut a = LinkEnd::new(&timing, 1 << 16).unwrap();
+        let mut b = LinkEnd::new(&timing, 1 << 16).unwrap();
+        a.up = true;
+        b.up = true;
+        // More 256-byte writes than the receiver's posted data credits take: some wait.
+        let burst = |a: &mut LinkEnd, from: u64| {
+            for seq in from..from + 200 {
+                for beat in to_beats(&write(seq, 256)) {
+                    a.accept(beat);
+                }
+            }
+        };
+        burst(&mut a, 0);
+        let mut taken = 0;
+        for now in 0..400 {
+            a.advance(now);
+            deliver(&mut a, &mut b);
+            b.advance(now);
+            // The receiver takes only the first TLP's first beat: the rest stays offered.
+            if taken == 0 && b.head().is_some() {
+                b.take(now);
+                taken += 1;
+            }
+            deliver(&mut b, &mut a);
+        }
+        assert!(
+            !a.tx.tx_wait.is_empty() && !b.rx.flight.is_empty(),
+            "TLPs everywhere"
+        );
+        let held = a.tx.tx_wait.len() + a.tx.wire.len() + b.rx.flight.len() + 1;
+        a.go_down();
+        b.go_down();
+        assert_eq!(a.discarded + b.discarded, held as u64);
+        assert_eq!((a.occupancy(), b.occupancy(), a.has_mail()), (0, 0, false));
+        a.go_up();
+        b.go_up();
+        burst(&mut a, 1000);
+        let (mut tlps, mut beats) = (0, 0);
+        for now in 400..100_000 {
+            a.advance(now);
+            deliver(&mut a, &mut b);
+            b.advance(now);
+            if let Some(beat) = b.head() {
+                b.take(now);
+                // Nothing from before the link went down: not even a fragment.
+                assert!(beats > 0 || beat.sop, "a stale fragment");
+                beats += 1;
+                tlps += u64::from(beat.eop);
+            }
+            deliver(&mut b, &mut a);
+        }
+        assert_eq!(tlps, 200, "every TLP sent after the link came back");
     }
 }

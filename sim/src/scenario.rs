@@ -49,6 +49,8 @@ pub struct Flow {
     pub failed: u64,
     /// Chunks the destination saw skipped: a later chunk began before they were whole.
     pub skipped: u64,
+    /// Its route crosses a cable that went down (a fault run): chunks may be lost there.
+    pub lossy: bool,
 }
 
 impl Flow {
@@ -67,6 +69,7 @@ impl Flow {
             dma: false,
             failed: 0,
             skipped: 0,
+            lossy: false,
         }
     }
 
@@ -78,6 +81,11 @@ impl Flow {
     /// Chunks accounted for: arrived whole, or reported failed by the chip.
     pub fn settled(&self) -> u64 {
         self.delivered - self.skipped + self.failed
+    }
+
+    /// Chunks issued that neither arrived whole nor were reported failed.
+    pub fn unaccounted(&self) -> u64 {
+        self.issued.saturating_sub(self.settled())
     }
 }
 
@@ -94,8 +102,8 @@ pub(crate) fn may_issue(flows: &[Flow], i: usize) -> bool {
 }
 
 /// Chunks the scoreboard looks ahead for when the expected one does not come (a chunk
-/// the chip stopped half way, and the next one already arriving).
-const SKIP_AHEAD: u64 = 16;
+/// the chip stopped half way, or those a link lost while it was down).
+const SKIP_AHEAD: u64 = 1 << 16;
 
 /// Byte `i` of chunk `seq` of flow `flow`.
 pub(crate) fn pattern(flow: usize, seq: u64, i: usize) -> u8 {
@@ -188,6 +196,8 @@ pub struct Summary {
     pub windows: u64,
     /// Chunks whose DMA chain the source chip stopped (each reported by its `STATUS`).
     pub chunks_failed: u64,
+    /// Chunks of flows through a cable that went down that never arrived whole.
+    pub chunks_lost: u64,
 }
 
 /// Runs traffic and checks it.
@@ -510,7 +520,18 @@ impl Traffic {
                 break;
             }
             stop = until_done && Self::all_done(&flows);
-            let pending = !Self::all_done(&flows) && flows.iter().any(|f| f.issued > f.settled());
+            // Chunks a link lost never come: flows that may lose some do not keep a
+            // drain waiting once nothing is left in flight.
+            let pending = flows.iter().any(|f| !f.lossy && f.unaccounted() > 0);
+            if until_done && !stop && !pending && flows.iter().any(|f| f.lossy) {
+                match c.progress() {
+                    Ok((_, in_flight)) => stop = !in_flight,
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
             if let Err(e) = c.check_progress(pending) {
                 result = Err(e);
                 break;
@@ -556,6 +577,12 @@ impl Traffic {
         s.lookahead_cycles = c.lookahead();
         s.windows = windows;
         s.chunks_failed = self.flows.iter().map(|f| f.failed).sum();
+        s.chunks_lost = self
+            .flows
+            .iter()
+            .filter(|f| f.lossy)
+            .map(Flow::unaccounted)
+            .sum();
         result
     }
 
@@ -566,7 +593,7 @@ impl Traffic {
             .flows
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.settled() != f.issued || f.skipped > f.failed)
+            .filter(|(_, f)| !f.lossy && (f.settled() != f.issued || f.skipped > f.failed))
             .map(|(i, f)| {
                 format!(
                     "flow {i} ({}->{}): {} of {} chunks delivered whole, {} reported failed",

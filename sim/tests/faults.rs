@@ -112,13 +112,14 @@ fn a_fault_campaign_is_detected_kind_by_kind_and_every_flow_arrives_intact() {
     let mut c = Cluster::new(topo, Backend::Verilated).unwrap();
     bring_up(&mut c).unwrap();
     let mut t = Traffic::new(&c, flows(Kind::AllToAll, 4, 256, None));
-    let spec: FaultSpec = "all=300".parse().unwrap();
+    // Link-downs have their own test: they add drops and cut TLPs short.
+    let spec: FaultSpec = "all=300,linkdown=0".parse().unwrap();
     let r = faults::run(&mut c, &mut t, spec, 7, 60_000).unwrap();
     println!("{r:?}");
     // The DMA's kinds need DMA flows (the next test).
     for kind in faults::KINDS {
         let n = r.faults_injected[kind];
-        if faults::hits_dma(kind) {
+        if faults::hits_dma(kind) || kind == "linkdown" {
             assert_eq!(n, 0, "{kind}: {r:?}");
         } else {
             assert!(n > 3, "{kind}: {r:?}");
@@ -182,4 +183,65 @@ fn dma_faults_stop_their_chunks_with_the_cause_and_nothing_else_is_lost() {
         "{:?}",
         t.flows
     );
+}
+
+/// Links going down during traffic (`linkdown`): both ends throw away what they held,
+/// the root-complex side brings its partner up again, and traffic goes on. Only flows
+/// whose route crosses a cable that went down may lose chunks (they are affected, their
+/// losses reported); every other flow arrives whole, the other faults are detected as
+/// before, and afterwards every cabled port is ready and a clean transfer passes.
+#[test]
+fn links_that_go_down_lose_only_what_crossed_them_and_traffic_goes_on() {
+    use peach2_regmap::csr::{port_status, PORT_STATUS};
+    use peach2_sim::faults::{self, FaultSpec};
+    let topo = Topology::preset("ring4").unwrap().with_dateline().unwrap();
+    let mut c = Cluster::new(topo, Backend::Verilated).unwrap();
+    bring_up(&mut c).unwrap();
+    let mut t = Traffic::new(&c, flows(Kind::AllToAll, 4, 256, None));
+    let spec: FaultSpec = "linkdown=50,malformed=200,poisoned=200".parse().unwrap();
+    let r = faults::run(&mut c, &mut t, spec, 11, 100_000).unwrap();
+    println!("{r:?}");
+    assert!(r.faults_injected["linkdown"] >= 3, "{r:?}");
+    for counter in ["link_down", "poisoned_writes"] {
+        assert_eq!(
+            r.faults_detected[counter], r.faults_expected[counter],
+            "{counter}: {r:?}"
+        );
+    }
+    // The chips also drop what they route to a port that is down, and count a TLP the
+    // outage cut short.
+    for counter in ["errors", "drops"] {
+        assert!(
+            r.faults_detected[counter] >= r.faults_expected[counter],
+            "{counter}: {r:?}"
+        );
+    }
+    assert!(r.tlps_discarded_on_links > 0, "{r:?}");
+    assert!(r.flows_affected > 0, "{r:?}");
+    assert_eq!(r.flows_unaffected_intact, r.flows_unaffected, "{r:?}");
+    assert_eq!(r.silent_corruptions, 0, "{:?}", t.summary.first_errors);
+    assert_eq!(t.summary.chunks_lost, r.chunks_lost_on_links);
+    // Every chunk lost (one TLP each) has its reason counted: a chip dropped it, routing
+    // to a port that was down, or a link end threw it away going down.
+    let extra_drops = r.faults_detected["drops"] - r.faults_expected["drops"];
+    assert_eq!(
+        r.chunks_lost_on_links,
+        extra_drops + r.tlps_discarded_on_links,
+        "{r:?}"
+    );
+    // Every ring port is ready again, and carries traffic.
+    let ports = [Port::E, Port::W];
+    let reads: Vec<(usize, u32)> = (0..4)
+        .flat_map(|n| ports.map(|p| (n, port_reg(p, PORT_STATUS))))
+        .collect();
+    let status = csr_read_all(&mut c, &reads).unwrap();
+    assert!(
+        status.iter().all(|s| s & port_status::READY != 0),
+        "{status:x?}"
+    );
+    let mut clean = Traffic::new(&c, flows(Kind::AllToAll, 4, 256, Some(20)));
+    clean.run(&mut c, 400_000, true).unwrap();
+    clean.finish();
+    assert_eq!(clean.summary.errors, 0, "{:?}", clean.summary.first_errors);
+    assert!(clean.done());
 }
