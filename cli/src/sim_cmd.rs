@@ -159,6 +159,7 @@ fn run_in(args: SimArgs, job: Option<Rc<dyn Transport>>) -> Result<(), CliError>
             "errors": s.errors,
             "chunks_delivered": s.chunks_delivered,
             "chunks_failed": s.chunks_failed,
+            "chunks_lost": s.chunks_lost,
             "evals_skipped_share": s.evals_skipped_share,
             "lookahead_cycles": s.lookahead_cycles,
             "windows": s.windows,

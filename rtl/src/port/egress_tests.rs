@@ -115,6 +115,7 @@ fn global_writes_become_local_in_the_right_header_format() {
 #[test]
 fn tx_merge_keeps_packets_whole_and_counts_bytes() {
     let mut s = Stepper::new(TxMerge::default(), |u| &mut u.clock);
+    s.uut.link_up.next = true;
     let mut xbar = StreamDriver::new(0.8, 1);
     let mut link = StreamDriver::new(0.2, 2);
     let mut mon = StreamMonitor::new(0.7, 3);
@@ -186,6 +187,70 @@ fn tx_merge_keeps_packets_whole_and_counts_bytes() {
         }
     }
     assert_eq!((xi, li), (from_xbar.len(), from_link.len()));
+}
+
+/// The link goes down and up at random, in packets and between them: a packet in
+/// progress is drained unseen, and every packet that leaves is whole, one of those sent,
+/// in order.
+#[test]
+fn tx_merge_cuts_the_packet_in_progress_when_the_link_goes_down() {
+    let mut s = Stepper::new(TxMerge::default(), |u| &mut u.clock);
+    let mut xbar = StreamDriver::new(0.9, 11);
+    let mut link = StreamDriver::new(0.0, 14);
+    let mut mon = StreamMonitor::new(0.8, 12);
+    let mut rng = Lcg(13);
+    let mut sent = Vec::new();
+    for i in 0..80u32 {
+        let len = 4 + rng.below(60) as usize;
+        let dws: Vec<u32> = (0..len as u32).map(|k| (i << 16) | k).collect();
+        xbar.push(packet_beats(&dws, 0, 0, false));
+        sent.push(dws);
+    }
+    let mut up = true;
+    while xbar.pending() > 0 || s.cycle < 50 {
+        assert!(s.cycle < 20_000, "merge stalled");
+        if rng.chance(if up { 0.02 } else { 0.1 }) {
+            up = !up;
+            if !up {
+                // DL_Down: the hard IP throws away the packet it was taking.
+                mon.discard();
+            }
+        }
+        s.uut.link_up.next = up;
+        xbar.drive(&mut s.uut.from_xbar);
+        link.drive(&mut s.uut.from_link);
+        mon.drive(&mut s.uut.tx);
+        if !up {
+            // A dead link's hard IP takes nothing.
+            s.uut.tx.ready.next = false;
+        }
+        s.settle();
+        xbar.sample(&s.uut.from_xbar);
+        link.sample(&s.uut.from_link);
+        mon.sample(&s.uut.tx);
+        s.tick();
+    }
+    let mut next = 0;
+    for p in &mon.packets {
+        let dws: Vec<u32> = p
+            .iter()
+            .flat_map(|b| {
+                (0..4 - if b.eop { b.empty } else { 0 }).map(move |k| (b.data >> (32 * k)) as u32)
+            })
+            .collect();
+        let at = sent[next..]
+            .iter()
+            .position(|d| *d == dws)
+            .unwrap_or_else(|| panic!("not a whole packet sent, in order: {dws:x?}"));
+        next += at + 1;
+    }
+    assert!(
+        mon.discarded > 0 && mon.packets.len() > sent.len() / 2,
+        "{} of {} packets left, {} cut",
+        mon.packets.len(),
+        sent.len(),
+        mon.discarded
+    );
 }
 
 #[test]

@@ -201,6 +201,8 @@ impl Logic for PortPath {
 
         // The link controller: role, bring-up, what the partner configured.
         self.link.link_up.next = self.link_up.val();
+        self.route.link_up.next = self.link_up.val();
+        self.merge.link_up.next = self.link_up.val();
         self.link.role_rc.next = self.port.role_rc.val();
         self.link.port_index.next = self.port.port_index.val();
         self.link.expected_partner.next = self.expected_partner.val();

@@ -12,7 +12,9 @@
 //! which holds every packet until its `eop` (store-and-forward), to drop what it has of
 //! it, so a malformed TLP is never written nor forwarded. A beat outside a packet is
 //! dropped. Each malformed TLP pulses `malformed` once. The link controller checks the
-//! one-beat TLPs it takes itself, so its packets pass whole.
+//! one-beat TLPs it takes itself, so its packets pass whole. Link down (DL_Down) cuts the
+//! packet in progress short: it is dropped the same way (and counted malformed once),
+//! and the next packet after the link is back starts afresh.
 
 use crate::router::{PortConfig, RouteAction, RouteConfig, Router};
 use crate::stream::{PortSink, TlpSource};
@@ -49,6 +51,8 @@ pub struct RxRoute {
     pub discard: Signal<Out, Bit>,
     /// Downstream: TLPs for the port's link controller.
     pub to_link: TlpSource,
+    /// Data link layer up (from the hard IP).
+    pub link_up: Signal<In, Bit>,
     /// What the port is.
     pub port: PortConfig,
     /// Where global writes go.
@@ -98,6 +102,7 @@ impl Default for RxRoute {
             to_xbar: Default::default(),
             discard: Default::default(),
             to_link: Default::default(),
+            link_up: Default::default(),
             port: Default::default(),
             routes: Default::default(),
             tlp_in: Default::default(),
@@ -281,6 +286,16 @@ impl Logic for RxRoute {
                     }
                 }
             }
+        }
+        // Link down: the packet in progress was cut short; what of it is not yet past
+        // the output register goes, and the ingress FIFO drops the rest.
+        if !self.link_up.val() && (self.steer.q.val() != Steer::Idle) {
+            self.steer.d.next = Steer::Idle;
+            self.out_valid.d.next = false;
+            self.out_discard.d.next = self.steer.q.val() == Steer::Xbar;
+            self.malformed.next = !self.flagged.q.val();
+            self.flagged.d.next = false;
+            self.dws_left.d.next = 0.into();
         }
         if self.reset.val() {
             self.steer.d.next = Steer::Idle;

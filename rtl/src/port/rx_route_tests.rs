@@ -45,6 +45,7 @@ impl Bench {
     fn new(port: u64, seed: u64) -> Self {
         let mut s = Stepper::new(RxRoute::default(), |u| &mut u.clock);
         let u = &mut s.uut;
+        u.link_up.next = true;
         u.port.port_index.next = port.into();
         u.port.role_rc.next = false;
         u.routes.node_id.next = 3.into();
@@ -283,4 +284,37 @@ fn rx_route_verilog_lints_clean() {
     let mut uut = RxRoute::default();
     let v = crate::verilog::export::block_verilog(&mut uut, "rx_route");
     crate::verilog::checks::lint_verilog(&v, "rx_route").unwrap();
+}
+
+/// The link goes down in the middle of a packet: the ingress FIFO is told to drop what it
+/// has of it (counted malformed once), the fragment that follows once the link is back
+/// (the rest of that packet, with no `sop`) is dropped as stray beats, and the next
+/// packet passes whole.
+#[test]
+fn a_packet_cut_by_the_link_going_down_is_dropped_and_the_next_passes() {
+    let mut b = Bench::new(PORT_E, 41);
+    let onward = GlobalAddr::new(4, Target::Host, 0).unwrap().to_u64();
+    let cut = packet_beats(&mem(true, onward, 16, 0), 0, 0, false);
+    let next = mem(true, onward + 0x100, 16, 0);
+    b.drv.push(cut[..2].to_vec());
+    b.run();
+    b.s.uut.link_up.next = false;
+    for _ in 0..3 {
+        b.xbar.drive(&mut b.s.uut.to_xbar);
+        b.s.settle();
+        if b.s.uut.discard.val() {
+            b.xbar.discard();
+        }
+        b.xbar.sample(&b.s.uut.to_xbar);
+        b.malformed += u32::from(b.s.uut.malformed.val());
+        b.s.tick();
+    }
+    b.s.uut.link_up.next = true;
+    b.drv.push(cut[2..].to_vec());
+    b.drv.push(packet_beats(&next, 0, 0, false));
+    b.run();
+    assert_eq!(b.xbar.discarded, 1, "the cut packet dropped");
+    assert_eq!(b.xbar.packets.len(), 1);
+    assert_eq!(b.xbar.packets[0], with_meta(&next, 2, PORT_E, false));
+    assert_eq!(b.malformed, 2, "the cut packet, then the stray fragment");
 }

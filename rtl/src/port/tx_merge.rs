@@ -5,7 +5,12 @@
 //! controller wins ties (config traffic is rare and short, and bring-up must not wait
 //! behind a stream of data). A beat shown and not taken stays until it is taken (the
 //! choice between packets is held with it), so the TX stream never withdraws or swaps a
-//! beat it has shown while `ready` is low.
+//! beat it has shown while `ready` is low and the link is up.
+//!
+//! Link down (DL_Down) cuts the packet in progress: the rest of a crossbar packet is
+//! taken from the crossbar up to its `eop` and not shown, and a link controller's packet
+//! is gone (the controller resets). Whole packets wait for the link to come back; a
+//! fragment is never sent.
 
 use crate::stream::{PortSource, TlpSink};
 use rust_hdl::prelude::*;
@@ -19,6 +24,8 @@ pub enum MergeOwner {
     Xbar,
     /// The link controller's packet is in progress.
     Link,
+    /// The link went down during a crossbar packet: its rest is taken and dropped.
+    Flush,
 }
 
 /// The TX merge of one port.
@@ -34,6 +41,8 @@ pub struct TxMerge {
     pub from_link: TlpSink,
     /// Downstream: the hard IP's TX stream.
     pub tx: PortSource,
+    /// Data link layer up (from the hard IP).
+    pub link_up: Signal<In, Bit>,
     /// Pulse: a TLP started leaving.
     pub tlp_out: Signal<Out, Bit>,
     /// Bytes that left this cycle.
@@ -92,6 +101,27 @@ impl Logic for TxMerge {
                 }
             }
             if self.tx.eop.val() {
+                self.owner.d.next = MergeOwner::Idle;
+            }
+        }
+        // Link down: the crossbar packet in progress is drained unseen, the link
+        // controller's dropped; nothing shown is held.
+        if !self.link_up.val() {
+            self.held.d.next = false;
+            if self.owner.q.val() == MergeOwner::Xbar {
+                self.owner.d.next = MergeOwner::Flush;
+            }
+            if self.owner.q.val() == MergeOwner::Link {
+                self.owner.d.next = MergeOwner::Idle;
+            }
+        }
+        if self.owner.q.val() == MergeOwner::Flush {
+            self.tx.valid.next = false;
+            self.from_xbar.ready.next = !self.reset.val();
+            self.tlp_out.next = false;
+            self.bytes_out.next = 0.into();
+            self.owner.d.next = MergeOwner::Flush;
+            if self.from_xbar.valid.val() && self.from_xbar.eop.val() {
                 self.owner.d.next = MergeOwner::Idle;
             }
         }
