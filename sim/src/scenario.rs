@@ -51,6 +51,8 @@ pub struct Flow {
     pub skipped: u64,
     /// Its route crosses a cable that went down (a fault run): chunks may be lost there.
     pub lossy: bool,
+    /// The chunk in progress at the destination lost bytes before `partial`.
+    holed: bool,
 }
 
 impl Flow {
@@ -70,6 +72,7 @@ impl Flow {
             failed: 0,
             skipped: 0,
             lossy: false,
+            holed: false,
         }
     }
 
@@ -310,16 +313,26 @@ impl NodeAgent for NodeTraffic {
             };
             let mut ok_data = fits(f.delivered, f.partial);
             if addr != want || !ok_data {
-                // The start of a later chunk: those before it were cut short or lost
-                // (the source must have reported them failed; `Traffic::finish` checks).
-                let later = (1..=SKIP_AHEAD)
-                    .map(|k| f.delivered + k)
-                    .find(|&seq| addr == base + f.offset(seq) && fits(seq, 0));
-                if let Some(seq) = later {
+                // A later part of this chunk or of a later one: what lies between was cut
+                // short or lost (a chain the chip stopped, which its source must have
+                // reported failed, or what a link lost going down; `Traffic::finish`
+                // checks), and a chunk entered after its start does not arrive whole.
+                let later = (0..=SKIP_AHEAD).find_map(|k| {
+                    let seq = f.delivered + k;
+                    let at = addr.checked_sub(base + f.offset(seq))? as usize;
+                    let past = k > 0 || at > f.partial;
+                    (past && at < f.chunk && fits(seq, at)).then_some((seq, at))
+                });
+                if let Some((seq, at)) = later {
                     let f = &mut self.flows[i];
-                    f.skipped += seq - f.delivered;
-                    f.delivered = seq;
-                    f.partial = 0;
+                    if seq > f.delivered {
+                        // The chunk in progress and those after it, up to this one.
+                        f.skipped += seq - f.delivered;
+                        f.delivered = seq;
+                        f.holed = false;
+                    }
+                    f.holed |= at > f.partial;
+                    f.partial = at;
                     ok_data = true;
                 }
             }
@@ -342,7 +355,12 @@ impl NodeAgent for NodeTraffic {
             if f.partial == f.chunk {
                 f.partial = 0;
                 f.delivered += 1;
-                self.chunks_delivered += 1;
+                if f.holed {
+                    f.skipped += 1;
+                    f.holed = false;
+                } else {
+                    self.chunks_delivered += 1;
+                }
             }
         }
     }
@@ -455,7 +473,7 @@ impl Traffic {
     /// destination, whichever process runs each.
     fn gather(c: &Cluster, flows: &mut [Flow], parts: &[&NodeTraffic]) -> Result<(), SimError> {
         let n = flows.len();
-        let mut v = vec![0u64; 5 * n];
+        let mut v = vec![0u64; 6 * n];
         for (i, f) in flows.iter().enumerate() {
             if c.is_local(f.src) {
                 let g = &parts[f.src].flows[i];
@@ -467,6 +485,7 @@ impl Traffic {
                 v[n + i] = g.delivered;
                 v[2 * n + i] = g.partial as u64;
                 v[4 * n + i] = g.skipped;
+                v[5 * n + i] = u64::from(g.holed);
             }
         }
         c.all_reduce(&mut v, false)?;
@@ -476,6 +495,7 @@ impl Traffic {
             f.partial = v[2 * n + i] as usize;
             f.failed = v[3 * n + i];
             f.skipped = v[4 * n + i];
+            f.holed = v[5 * n + i] != 0;
         }
         Ok(())
     }
