@@ -112,6 +112,15 @@ fn global_writes_become_local_in_the_right_header_format() {
     }
 }
 
+/// The DWs a packet of beats carries, in order.
+fn packet_dws(p: &[TestBeat]) -> Vec<u32> {
+    p.iter()
+        .flat_map(|b| {
+            (0..4 - if b.eop { b.empty } else { 0 }).map(move |k| (b.data >> (32 * k)) as u32)
+        })
+        .collect()
+}
+
 #[test]
 fn tx_merge_keeps_packets_whole_and_counts_bytes() {
     let mut s = Stepper::new(TxMerge::default(), |u| &mut u.clock);
@@ -173,12 +182,7 @@ fn tx_merge_keeps_packets_whole_and_counts_bytes() {
     // Each source's packets arrive whole and in order.
     let (mut xi, mut li) = (0, 0);
     for p in &mon.packets {
-        let dws: Vec<u32> = p
-            .iter()
-            .flat_map(|b| {
-                (0..4 - if b.eop { b.empty } else { 0 }).map(move |k| (b.data >> (32 * k)) as u32)
-            })
-            .collect();
+        let dws = packet_dws(p);
         if li < from_link.len() && dws == from_link[li] {
             li += 1;
         } else {
@@ -232,12 +236,7 @@ fn tx_merge_cuts_the_packet_in_progress_when_the_link_goes_down() {
     }
     let mut next = 0;
     for p in &mon.packets {
-        let dws: Vec<u32> = p
-            .iter()
-            .flat_map(|b| {
-                (0..4 - if b.eop { b.empty } else { 0 }).map(move |k| (b.data >> (32 * k)) as u32)
-            })
-            .collect();
+        let dws = packet_dws(p);
         let at = sent[next..]
             .iter()
             .position(|d| *d == dws)
