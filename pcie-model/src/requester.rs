@@ -30,6 +30,17 @@ pub enum RequestOutcome {
     ConfigWritten,
 }
 
+impl RequestOutcome {
+    /// The value of a 4-byte memory read (little-endian, as a register reads), if this
+    /// is one.
+    pub fn dword(&self) -> Option<u32> {
+        match self {
+            RequestOutcome::Read(b) => Some(u32::from_le_bytes(b.as_slice().try_into().ok()?)),
+            _ => None,
+        }
+    }
+}
+
 /// Why a request failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RequestError {

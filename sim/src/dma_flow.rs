@@ -13,7 +13,7 @@
 use crate::error::SimError;
 use crate::node::Node;
 use crate::scenario::{may_issue, pattern, Flow};
-use crate::setup::HOST_WINDOW;
+use crate::setup::{node_csr_write, HOST_WINDOW};
 use pcie_model::requester::{RequestHandle, RequestOutcome};
 use peach2_regmap::address::GlobalAddr;
 use peach2_regmap::dma::{
@@ -65,6 +65,8 @@ pub(crate) struct DmaIssuer {
     /// The flows from this node sent by DMA, by channel (flow `k` of the node on
     /// channel `k % CHANNELS`).
     by_channel: [Vec<usize>; CH],
+    /// Whether there is any (checked every cycle).
+    sends: bool,
     /// Per channel, the next of its flows to consider.
     next: [usize; CH],
     chans: [Chan; CH],
@@ -92,6 +94,7 @@ impl DmaIssuer {
             by_channel[k % CH].push(i);
         }
         DmaIssuer {
+            sends: by_channel.iter().any(|c| !c.is_empty()),
             by_channel,
             next: [0; CH],
             chans: [Chan::Idle; CH],
@@ -105,7 +108,7 @@ impl DmaIssuer {
 
     /// Whether this node sends anything by DMA.
     pub(crate) fn active(&self) -> bool {
-        self.by_channel.iter().any(|c| !c.is_empty())
+        self.sends
     }
 
     /// The CPU's DMA work at cycle `now`: collect `STATUS` reads, poll running channels,
@@ -121,8 +124,7 @@ impl DmaIssuer {
             return Ok(());
         }
         if !self.set_up {
-            let v = CPL_TIMEOUT_CYCLES.to_le_bytes();
-            mmio_write(node, CPL_TIMEOUT, &v)?;
+            node_csr_write(node, CPL_TIMEOUT, &[CPL_TIMEOUT_CYCLES]).map_err(scenario)?;
             self.set_up = true;
         }
         for ch in 0..CH {
@@ -138,16 +140,10 @@ impl DmaIssuer {
                     let Some(r) = node.host.rc.take_result(read) else {
                         continue;
                     };
-                    let status = match r {
-                        Ok(RequestOutcome::Read(b)) if b.len() == 4 => {
-                            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-                        }
-                        other => {
-                            return Err(SimError::Scenario(format!(
-                                "DMA channel {ch}: STATUS read failed: {other:?}"
-                            )))
-                        }
-                    };
+                    let status = r.as_ref().ok().and_then(RequestOutcome::dword);
+                    let status = status.ok_or_else(|| {
+                        SimError::Scenario(format!("DMA channel {ch}: STATUS read failed: {r:?}"))
+                    })?;
                     self.chans[ch] = match ChannelState::from_status(status) {
                         ChannelState::Done => Chan::Idle,
                         ChannelState::Error => {
@@ -217,16 +213,10 @@ impl DmaIssuer {
             .and_then(|()| mem.write(chain, &first.to_bytes()))
             .and_then(|()| mem.write(chain + 32, &second.to_bytes()));
         stored.map_err(|e| SimError::Scenario(format!("DMA staging: {e:?}")))?;
-        mmio_write(
-            node,
-            channel_reg(ch as u32, CH_DESC_LO),
-            &chain.to_le_bytes(),
-        )?;
-        mmio_write(
-            node,
-            channel_reg(ch as u32, CH_CONTROL),
-            &(CONTROL_START | CONTROL_HOST).to_le_bytes(),
-        )?;
+        let desc = [chain as u32, (chain >> 32) as u32];
+        node_csr_write(node, channel_reg(ch as u32, CH_DESC_LO), &desc).map_err(scenario)?;
+        let control = channel_reg(ch as u32, CH_CONTROL);
+        node_csr_write(node, control, &[CONTROL_START | CONTROL_HOST]).map_err(scenario)?;
         if self.faulted.is_none() && self.armed.front().is_some_and(|(at, _)| *at <= now) {
             let (_, fault) = self.armed.pop_front().expect("checked");
             let len = f.chunk as u64;
@@ -252,14 +242,7 @@ impl DmaIssuer {
     }
 }
 
-/// The CPU's posted write of `data` at BAR0 `offset`.
-fn mmio_write(node: &mut Node, offset: u32, data: &[u8]) -> Result<(), SimError> {
-    node.host
-        .cpu()
-        .mmio_write(BAR0_BASE + u64::from(offset), data)
-        .map_err(scenario)
-}
-
+/// A failure of the source CPU's work, as the scenario's error.
 fn scenario(e: impl std::fmt::Display) -> SimError {
     SimError::Scenario(e.to_string())
 }

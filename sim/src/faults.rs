@@ -423,6 +423,12 @@ impl Injector {
             .filter(|&n| traffic.sends_dma(n))
             .collect();
         let (downed, blocked) = self.link_downs(c, cycles, &mut nodes);
+        // An end plays the root-complex role (W, an S strapped `rc`).
+        let rc = |e: crate::topology::End| match e.port {
+            Port::W => true,
+            Port::S => c.topology.nodes[e.node].s_role == SRole::Rc,
+            _ => false,
+        };
         // Per cable and direction, the cycle its receiver thaws (no second stall before).
         let mut thaw = vec![[0u64; 2]; c.cables.len()];
         for now in c.cycle..c.cycle + cycles {
@@ -447,11 +453,6 @@ impl Injector {
                 if blocked[cable].iter().any(|r| r.contains(&now)) {
                     continue;
                 }
-                let rc = |e: crate::topology::End| match e.port {
-                    Port::W => true,
-                    Port::S => c.topology.nodes[e.node].s_role == SRole::Rc,
-                    _ => false,
-                };
                 if kind == FaultKind::Config {
                     // Towards the cable's root-complex end.
                     let ends = c.cables[cable].ends;

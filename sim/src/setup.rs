@@ -6,6 +6,7 @@
 
 use crate::cluster::{Cluster, BAR0_BASE, BAR2_BASE, CHIP_BDF};
 use crate::error::SimError;
+use crate::node::Node;
 use pcie_model::requester::{RequestHandle, RequestOutcome};
 use pcie_model::root_complex::RootComplex;
 use peach2_regmap::address::Target;
@@ -88,12 +89,19 @@ fn enumerate(c: &mut Cluster) -> Result<(), SimError> {
 
 /// Posted MMIO write of `values` at BAR0 offset `offset` of node `n`.
 pub fn csr_write(c: &mut Cluster, n: usize, offset: u32, values: &[u32]) -> Result<(), SimError> {
+    node_csr_write(&mut c.nodes[n], offset, values).map_err(|e| SimError::BringUp(e.to_string()))
+}
+
+/// Posted MMIO write of `values` at BAR0 offset `offset` by `node`'s CPU.
+pub(crate) fn node_csr_write(
+    node: &mut Node,
+    offset: u32,
+    values: &[u32],
+) -> Result<(), pcie_model::root_complex::RcError> {
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    c.nodes[n]
-        .host
+    node.host
         .cpu()
         .mmio_write(BAR0_BASE + u64::from(offset), &bytes)
-        .map_err(|e| SimError::BringUp(e.to_string()))
 }
 
 /// MMIO read of the registers at `offsets` of every node in `nodes`; waits for all. In a
@@ -132,14 +140,12 @@ pub fn csr_read_all(c: &mut Cluster, reads: &[(usize, u32)]) -> Result<Vec<u32>,
     let mut v = vec![0u64; 2 * reads.len()];
     let mut failures = Vec::new();
     for (i, (r, (n, off))) in out.into_iter().zip(reads).enumerate() {
-        match r {
-            None => {}
-            Some(Ok(RequestOutcome::Read(b))) if b.len() == 4 => {
-                v[i] = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-            }
-            other => {
+        let Some(r) = r else { continue };
+        match r.as_ref().ok().and_then(RequestOutcome::dword) {
+            Some(w) => v[i] = u64::from(w),
+            None => {
                 v[reads.len() + i] = 1;
-                failures.push(format!("node {n}: CSR read at {off:#x}: {other:?}"));
+                failures.push(format!("node {n}: CSR read at {off:#x}: {r:?}"));
             }
         }
     }

@@ -30,9 +30,10 @@ pub enum WaitEnd {
 }
 
 /// What the CPU waits on.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 enum Waiting {
     /// Nothing.
+    #[default]
     Nothing,
     /// MMIO read `handle`; its data reaches the core `leg` cycles after its completion.
     Read { handle: RequestHandle, leg: u64 },
@@ -50,19 +51,10 @@ enum Waiting {
 
 /// One node's CPU waiting, and the wait's end once it came: the cycle the core has the
 /// result, and the result.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct CpuWait {
     waiting: Waiting,
     woken: Option<(u64, WaitEnd)>,
-}
-
-impl Default for CpuWait {
-    fn default() -> Self {
-        CpuWait {
-            waiting: Waiting::Nothing,
-            woken: None,
-        }
-    }
 }
 
 impl CpuWait {
@@ -202,12 +194,10 @@ impl CpuWait {
 
 /// The word of a 4-byte MMIO read's outcome.
 fn read_word(r: Result<RequestOutcome, impl std::fmt::Debug>) -> Result<u32, TcaError> {
-    match r {
-        Ok(RequestOutcome::Read(b)) if b.len() == 4 => {
-            Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        }
-        other => Err(TcaError::Device(format!("MMIO read: {other:?}"))),
-    }
+    r.as_ref()
+        .ok()
+        .and_then(RequestOutcome::dword)
+        .ok_or_else(|| TcaError::Device(format!("MMIO read: {r:?}")))
 }
 
 impl NodeAgent for CpuWait {

@@ -109,12 +109,6 @@ impl SimSystem {
         Ok(())
     }
 
-    /// One cycle; a deadlock (traffic in flight, nothing moving) is an error.
-    pub fn step(&mut self) -> Result<(), TcaError> {
-        self.cluster.step().map_err(sim_err)?;
-        self.cluster.check_progress(false).map_err(sim_err)
-    }
-
     fn mmio_write(&mut self, node: usize, addr: u64, data: &[u8]) -> Result<(), TcaError> {
         self.run(self.cpu.uncached_leg)?;
         self.post_write(node, addr, data)
