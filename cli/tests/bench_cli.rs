@@ -37,7 +37,7 @@ fn pingpong_prints_csv_and_draws_the_figure() {
         [8.0, 16.0, 32.0, 64.0]
     );
     for r in &rows {
-        assert!((1.5..3.0).contains(&r[1]), "latency {r:?}");
+        assert!((1.0..3.0).contains(&r[1]), "latency {r:?}");
         let bw = r[0] / (r[1] * 1e3);
         assert!(
             (r[2] - bw).abs() < 0.002,

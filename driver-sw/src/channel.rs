@@ -28,6 +28,10 @@ pub(crate) struct Prepared {
     /// Local allocations the chain reads or writes (refused at start once freed).
     uses: Vec<Handle>,
     descriptors: usize,
+    /// The (slot, tag) of this node's own notification when it is the chain's last
+    /// step: once a wait has seen it, the channel has finished (see
+    /// [`Tca::own_notification_seen`]).
+    done_note: Option<(u16, u32)>,
 }
 
 /// A notification of a chain being planned.
@@ -41,6 +45,8 @@ struct Note {
     tag: u32,
     /// It notifies the destination's node (not this node itself).
     rx: bool,
+    /// The slot it lands in.
+    slot: u16,
 }
 
 /// The chain's descriptors: each planned copy followed by its notifications. The first
@@ -137,6 +143,20 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         Ok((src + c.src_off, dst))
     }
 
+    /// A wait saw this node's own notification (`slot`, `tag`): a running chain whose last
+    /// step wrote it has finished, with no `STATUS` read. The chip marks a channel done
+    /// two cycles after its last write is granted, and that write reaches a notification
+    /// place and a CPU's read of it only later. When several running chains end with the
+    /// same notification, it cannot say which one it was, so none is marked.
+    pub(crate) fn own_notification_seen(&mut self, slot: u16, tag: u32) {
+        let mut ending = self.channels.iter_mut().filter(|c| {
+            c.running && c.chain.as_ref().and_then(|p| p.done_note) == Some((slot, tag))
+        });
+        if let (Some(c), None) = (ending.next(), ending.next()) {
+            c.running = false;
+        }
+    }
+
     /// Refuses a channel still running its chain (the chip ignores a start then). A chain
     /// that finished without a [`Tca::wait_dmac`] is seen finished here; one that stopped
     /// on an error reports it.
@@ -159,6 +179,7 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             bounce: None,
             uses: Vec::new(),
             descriptors: 0,
+            done_note: None,
         };
         let mut notes = Vec::new();
         let own = self.area.handle;
@@ -198,6 +219,7 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
                         addr,
                         tag: w.tag,
                         rx,
+                        slot: w.slot,
                     });
                 }
             }
@@ -268,6 +290,13 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         // The chip writes NOTIFY_VALUE + (descriptors done) to NOTIFY_RX.
         let base = rx.map_or(0, |(i, n)| n.tag.wrapping_sub(i as u32 + 1));
         prepared.descriptors = steps.len();
+        prepared.done_note = match steps.last() {
+            Some(&Step::Immediate { dst, value }) => notes
+                .iter()
+                .find(|n| !n.rx && n.addr == dst && n.tag == value)
+                .map(|n| (n.slot, n.tag)),
+            _ => None,
+        };
         if prepared.plan.bounce_bytes > 0 {
             let b = self
                 .mem
@@ -443,6 +472,7 @@ mod tests {
             addr,
             tag: addr as u32,
             rx,
+            slot: 0,
         }
     }
 

@@ -149,6 +149,9 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         };
         if found {
             self.notify_poll = place;
+            if from == self.node {
+                self.own_notification_seen(slot, tag);
+            }
         }
         Ok(found)
     }

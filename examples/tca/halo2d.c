@@ -20,7 +20,11 @@
  * handle. On a ring of 2 the west and the east neighbour are one node, so its two
  * columns need two slots: data from the west neighbour notifies SLOT_FROM_WEST and data
  * from the east neighbour SLOT_FROM_EAST (on larger rings they would not collide on one
- * slot number, but the program uses the two slots on every ring).
+ * slot number, but the program uses the two slots on every ring). A neighbour can be one
+ * step ahead (it needs only this rank's columns of step s to start step s+1, while this
+ * rank may still wait for its other neighbour's), and a notification overwrites the
+ * slot's last one: so each parity has its own pair of slots (SLOT), or a step s+1
+ * notification could replace a step s one this rank has not seen yet.
  * Two grids alternate by step parity (as a Jacobi code's old/new grids do), so a fast
  * neighbour's step s+1 columns cannot land in a halo this rank is still reading for step
  * s. That gives two lists, one per parity and channel, built and set once and restarted
@@ -49,6 +53,8 @@ static int rank = -1;
 
 #define SLOT_FROM_WEST 0
 #define SLOT_FROM_EAST 1
+/* The slot of data from `side` (SLOT_FROM_*) in steps of parity `p`. */
+#define SLOT(side, p) (2 * (p) + (side))
 #define SENTINEL (-1.0)
 
 /* The interior value of `owner`'s cell (i, j) (1-based, interior) at step `step`. */
@@ -106,11 +112,11 @@ int main(int argc, char **argv) {
         }
         CHECK(tcaDescSetMemcpy2D(d[p], &h[east], g + (off_t)(1 * row + 0 * 8), row, &h[rank],
                                  g + (off_t)(1 * row + (size_t)N * 8), row, sizeof(double),
-                                 (size_t)N, flags, SLOT_FROM_WEST, tag));
+                                 (size_t)N, flags, SLOT(SLOT_FROM_WEST, p), tag));
         CHECK(tcaDescSetMemcpy2D(d[p], &h[west], g + (off_t)(1 * row + (size_t)(N + 1) * 8),
                                  row, &h[rank], g + (off_t)(1 * row + 1 * 8), row,
                                  sizeof(double), (size_t)N, flags | tcaDMANotifySelf,
-                                 SLOT_FROM_EAST, tag));
+                                 SLOT(SLOT_FROM_EAST, p), tag));
         CHECK(tcaDescSet(d[p], p));
     }
 
@@ -125,9 +131,9 @@ int main(int argc, char **argv) {
 
         double c0 = MPI_Wtime();
         CHECK(tcaStartDMADesc(p));                               /* both columns */
-        CHECK(tcaWaitDMARecvDesc(&h[rank], SLOT_FROM_EAST, tag)); /* my list is done */
-        CHECK(tcaWaitDMARecvDesc(&h[west], SLOT_FROM_WEST, tag));
-        CHECK(tcaWaitDMARecvDesc(&h[east], SLOT_FROM_EAST, tag));
+        CHECK(tcaWaitDMARecvDesc(&h[rank], SLOT(SLOT_FROM_EAST, p), tag)); /* my list is done */
+        CHECK(tcaWaitDMARecvDesc(&h[west], SLOT(SLOT_FROM_WEST, p), tag));
+        CHECK(tcaWaitDMARecvDesc(&h[east], SLOT(SLOT_FROM_EAST, p), tag));
         comm += MPI_Wtime() - c0;
 
         /* Every cell of this grid: the halo columns carry the neighbours' boundary

@@ -308,9 +308,20 @@ impl RootComplex {
 
     /// Issues MMIO writes of `data` at `addr`, split at MPS and 4 KiB boundaries.
     pub fn mmio_write(&mut self, addr: u64, data: &[u8]) -> Result<(), RcError> {
-        let tlps = self.requester.mem_write(addr, data)?;
-        self.to_device.extend(tlps);
+        let tlps = self.mmio_write_tlps(addr, data)?;
+        self.send_writes(tlps);
         Ok(())
+    }
+
+    /// The write TLPs [`RootComplex::mmio_write`] would issue, not issued: a CPU's posted
+    /// store is checked when the core makes it and reaches the root port later.
+    pub fn mmio_write_tlps(&self, addr: u64, data: &[u8]) -> Result<Vec<Tlp>, RcError> {
+        Ok(self.requester.mem_write(addr, data)?)
+    }
+
+    /// Issues write TLPs made by [`RootComplex::mmio_write_tlps`].
+    pub fn send_writes(&mut self, tlps: impl IntoIterator<Item = Tlp>) {
+        self.to_device.extend(tlps);
     }
 
     /// Issues a configuration read of DW register `register` of `target`.

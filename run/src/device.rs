@@ -95,7 +95,7 @@ impl Mmio for RankMmio {
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), TcaError> {
-        let cost = self.cpu.bar0_store(offset);
+        let cost = self.cpu.store(4);
         self.store(
             cost,
             BAR0_BASE + u64::from(offset),
@@ -104,7 +104,7 @@ impl Mmio for RankMmio {
     }
 
     fn write64(&mut self, offset: u32, value: u64) -> Result<(), TcaError> {
-        let cost = self.cpu.uncached_leg;
+        let cost = self.cpu.store(8);
         self.store(
             cost,
             BAR0_BASE + u64::from(offset),
@@ -113,13 +113,13 @@ impl Mmio for RankMmio {
     }
 
     fn write_block(&mut self, offset: u32, values: &[u32]) -> Result<(), TcaError> {
-        let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let cost = self.cpu.uncached_leg;
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let cost = self.cpu.store(bytes.len());
         self.store(cost, BAR0_BASE + u64::from(offset), bytes)
     }
 
     fn window_write(&mut self, offset: u64, data: &[u8]) -> Result<(), TcaError> {
-        let cost = self.cpu.uncached_leg;
+        let cost = self.cpu.store(data.len());
         self.store(cost, BAR2_BASE + offset, data.to_vec())
     }
 }

@@ -52,9 +52,10 @@ pub enum Op {
     },
     /// The CPU is busy for this many cycles.
     Cpu(u64),
-    /// After `cost` cycles of CPU time, a posted write of `data` at MMIO `addr`.
+    /// A posted write of `data` at MMIO `addr`: it reaches the root port one uncached
+    /// leg after the store, while the core goes on after `cost` cycles.
     MmioWrite {
-        /// CPU cycles before the write leaves.
+        /// CPU cycles the store costs the core.
         cost: u64,
         /// MMIO address.
         addr: u64,

@@ -81,9 +81,6 @@ struct Rank {
 pub struct Scheduler {
     sys: SimSystem,
     ranks: Vec<Rank>,
-    /// What each node's CPU waits on (ranks' nodes first; one per node, as windows
-    /// need).
-    waits: Vec<CpuWait>,
     mailbox: Mailbox,
     mpi: TransferCost,
     start: u64,
@@ -99,10 +96,8 @@ impl Scheduler {
     pub fn new(sys: SimSystem, ranks: usize, stall_limit: u64, output: Output) -> Scheduler {
         let start = sys.cluster.cycle;
         let mpi = sys.software.mpi;
-        let waits = vec![CpuWait::default(); sys.cluster.nodes.len()];
         Scheduler {
             sys,
-            waits,
             ranks: (0..ranks)
                 .map(|_| Rank {
                     now: start,
@@ -177,7 +172,7 @@ impl Scheduler {
         let now = k.now;
         // CPU time spent before the primitive takes effect.
         let lead = match &op {
-            Op::Cpu(c) | Op::MmioWrite { cost: c, .. } | Op::MmioRead { leg: c, .. } => *c,
+            Op::Cpu(c) | Op::MmioRead { leg: c, .. } => *c,
             _ => 0,
         };
         k.pending = Some(match op {
@@ -288,7 +283,7 @@ impl Scheduler {
 
     /// Runs the cluster to the next event and carries it out. The cluster runs in
     /// windows up to the next known event, or the soonest a CPU's wait (a read, a poll)
-    /// could end: a wait that ends inside a window hands its CPU the result no sooner than
+    /// could end (stores reach the root ports inside windows): a wait that ends inside a window hands its CPU the result no sooner than
     /// the window's end, so every rank acts at its exact cycle.
     fn advance(&mut self) -> Result<(), Outcome> {
         loop {
@@ -300,7 +295,7 @@ impl Scheduler {
                     return self.service(r);
                 }
             }
-            let waiting = self.waits.iter().any(CpuWait::is_waiting);
+            let waiting = self.sys.cpus.iter().any(|c| c.wait.is_waiting());
             if next.is_none() && !waiting {
                 return Err(Outcome::Stalled(self.report(
                     "every rank waits for a message or a collective that no rank will send",
@@ -310,16 +305,16 @@ impl Scheduler {
                 self.check_stall()?;
             }
             let until = self
-                .waits
+                .sys
+                .cpus
                 .iter()
-                .map(|w| w.earliest_wake(now))
+                .map(|c| c.wait.earliest_wake(now))
                 .chain(next.map(|(t, _)| t))
                 .min()
                 .expect("an event or a wait");
-            let c = &mut self.sys.cluster;
-            let len = c.next_window(until - now);
-            c.run_window(len, &mut self.waits)
-                .and_then(|()| c.check_progress(false))
+            let len = self.sys.cluster.next_window(until - now);
+            self.sys
+                .run_window(len)
                 .map_err(|e| Outcome::Error(format!("the cluster: {e}")))?;
         }
     }
@@ -327,9 +322,10 @@ impl Scheduler {
     /// Turns the waits that ended (at cycle `now`, or in the window before) into the
     /// times their ranks go on.
     fn take_wait_ends(&mut self, now: u64) {
-        for (r, w) in self.waits.iter_mut().enumerate().take(self.ranks.len()) {
-            w.check(&mut self.sys.cluster.nodes[r], now);
-            let Some((at, end)) = w.take_woken() else {
+        let sys = &mut self.sys;
+        for (r, cpu) in sys.cpus.iter_mut().enumerate().take(self.ranks.len()) {
+            cpu.wait.check(&mut sys.cluster.nodes[r], now);
+            let Some((at, end)) = cpu.wait.take_woken() else {
                 continue;
             };
             debug_assert!(at >= now, "a wait's end seen late");
@@ -394,13 +390,16 @@ impl Scheduler {
                 Done::Unit
             }
             Op::Cpu(_) => Done::Unit,
-            Op::MmioWrite { addr, data, .. } => self
-                .sys
-                .post_write(node, addr, &data)
-                .map_or_else(fail, |()| Done::Unit),
+            Op::MmioWrite { cost, addr, data } => match self.sys.store(node, addr, &data) {
+                Ok(()) => {
+                    self.ranks[r].now = t + cost;
+                    Done::Unit
+                }
+                Err(e) => fail(e),
+            },
             Op::MmioRead { addr, leg } => match self.sys.issue_read(node, addr) {
                 Ok(h) => {
-                    self.waits[node] = CpuWait::read(h, leg);
+                    self.sys.cpus[node].wait = CpuWait::read(h, leg);
                     self.ranks[r].pending = Some(Pending::Wait(reply));
                     return Ok(());
                 }
@@ -414,7 +413,7 @@ impl Scheduler {
                 last,
             } => {
                 // The first poll is now, before the cluster moves on.
-                self.waits[node] = CpuWait::poll(costs, addr, want, polls, last, t);
+                self.sys.cpus[node].wait = CpuWait::poll(costs, addr, want, polls, last, t);
                 self.ranks[r].pending = Some(Pending::Wait(reply));
                 return Ok(());
             }

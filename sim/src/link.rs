@@ -3,9 +3,12 @@
 //!
 //! Per direction: the sender's hard IP takes beats while its TX buffer has room (so
 //! `ready` is known before the chips evaluate: nothing combinational crosses a link).
-//! A complete TLP waits for flow-control credits of the far receiver, then occupies the
-//! wire for its wire bytes (framing, sequence number, LCRC) at the raw rate, and reaches
-//! the far side's application interface after the hard-IP and cable latency. The
+//! A TLP waits for flow-control credits of the far receiver, then occupies the wire for
+//! its wire bytes (framing, sequence number, LCRC) at the raw rate, from its first beat
+//! on: the transmitter streams a TLP as its beats come (it computes the LCRC on the way
+//! and keeps a copy for replay), as fast as the application hands them over. The
+//! receiver checks the LCRC, so the far side's application interface sees a TLP only
+//! once all of it has arrived, after the hard-IP and cable latency. The
 //! receiver returns credits (UpdateFC) and Acks as DLLPs that take wire time in the
 //! opposite direction and arrive after the same latency. A saturated link therefore
 //! carries what a real one does and no more.
@@ -56,7 +59,13 @@ pub struct TxHalf {
     tx_fc: FcTransmitter,
     tx_capacity: usize,
     tx_partial: Vec<Beat>,
-    tx_wait: VecDeque<(Vec<Beat>, FcCost)>,
+    /// The cycle the first beat of `tx_partial` came.
+    tx_first: u64,
+    /// Whole TLPs waiting for the wire: beats, credits, the cycle their first beat came.
+    tx_wait: VecDeque<(Vec<Beat>, FcCost, u64)>,
+    /// No TLP can have started on the wire before this cycle: the one at the head of
+    /// `tx_wait` lacked credits the cycle before.
+    tx_blocked_until: u64,
     tx_beats: usize,
     /// UpdateFCs from the far receiver, by arrival cycle (inbox).
     updates: VecDeque<(u64, UpdateFc)>,
@@ -120,14 +129,18 @@ impl TxHalf {
             // UpdateFCs come from this model's own receiver: always consistent.
             let _ = self.tx_fc.update_fc(&u);
         }
-        while let Some((beats, cost)) = self.tx_wait.front() {
+        while let Some((beats, cost, first)) = self.tx_wait.front() {
             if !self.tx_fc.can_send(cost) {
+                self.tx_blocked_until = now + 1;
                 break;
             }
             let _ = self.tx_fc.try_consume(cost);
             let bytes = self.wire_bytes(beats);
-            let done = self.serializer.reserve(Cycles(now), bytes).0;
-            let (beats, cost) = self.tx_wait.pop_front().expect("checked");
+            let start = (*first).max(self.tx_blocked_until);
+            // The last beat came at `now` at the latest: it leaves after it (the wire is
+            // as fast as the beats, so this only binds when the sender paused mid-TLP).
+            let done = self.serializer.reserve(Cycles(start), bytes).0.max(now + 1);
+            let (beats, cost, _) = self.tx_wait.pop_front().expect("checked");
             self.tx_beats -= beats.len();
             self.tlps += 1;
             self.wire.push_back(InFlight {
@@ -149,7 +162,7 @@ impl TxHalf {
         let blocked = self
             .tx_wait
             .front()
-            .and_then(|(_, c)| self.tx_fc.check(c).err())
+            .and_then(|(_, c, _)| self.tx_fc.check(c).err())
             .map_or(String::new(), |b| format!(", head blocked: {b}"));
         format!(
             "{} beats in TX buffer ({} TLPs waiting{blocked}), {} TLPs on the wire not yet handed over",
@@ -241,7 +254,9 @@ impl LinkEnd {
                 tx_fc: trained.0.clone(),
                 tx_capacity,
                 tx_partial: Vec::new(),
+                tx_first: 0,
                 tx_wait: VecDeque::new(),
+                tx_blocked_until: 0,
                 tx_beats: 0,
                 updates: VecDeque::new(),
                 wire: VecDeque::new(),
@@ -281,6 +296,7 @@ impl LinkEnd {
         self.discarded += held as u64;
         tx.tx_partial.clear();
         tx.tx_wait.clear();
+        tx.tx_blocked_until = 0;
         tx.tx_beats = 0;
         tx.wire.clear();
         tx.updates.clear();
@@ -311,10 +327,14 @@ impl LinkEnd {
         self.tx.tx_beats < self.tx.tx_capacity
     }
 
-    /// The sender hands over `beat`; on its last beat, returns the TLP for the log.
-    pub fn accept(&mut self, beat: Beat) -> Option<Sent> {
+    /// The sender hands over `beat` at cycle `now`; on its last beat, returns the TLP for
+    /// the log.
+    pub fn accept(&mut self, now: u64, beat: Beat) -> Option<Sent> {
         let tx = &mut self.tx;
         tx.tx_beats += 1;
+        if tx.tx_partial.is_empty() {
+            tx.tx_first = now;
+        }
         tx.tx_partial.push(beat);
         if !beat.eop {
             return None;
@@ -329,7 +349,7 @@ impl LinkEnd {
                 (4 * beats.len() as u32).saturating_sub(16),
             ),
         };
-        tx.tx_wait.push_back((beats.clone(), cost));
+        tx.tx_wait.push_back((beats.clone(), cost, tx.tx_first));
         Some(Sent { beats, tlp })
     }
 
@@ -578,18 +598,22 @@ mod tests {
     }
 
     #[test]
-    fn a_tlp_is_seen_at_the_far_end_its_wire_time_and_the_latency_after_it_left() {
+    fn a_tlp_is_seen_at_the_far_end_its_wire_time_and_the_latency_after_its_first_beat() {
         let timing = LinkTiming::gen2_x8();
         let mut a = LinkEnd::new(&timing, 64).unwrap();
         let mut b = LinkEnd::new(&timing, 64).unwrap();
-        let tlp = write(0, 64);
-        for beat in to_beats(&tlp) {
-            a.accept(beat);
+        let tlp = write(0, 256);
+        let beats = to_beats(&tlp);
+        let last = beats.len() as u64 - 1;
+        // One beat a cycle, from cycle 10: the wire starts with the first.
+        for (i, beat) in beats.into_iter().enumerate() {
+            a.accept(10 + i as u64, beat);
+            a.advance(10 + i as u64);
         }
-        a.advance(0);
         deliver(&mut a, &mut b);
         let bytes = timing.tlp_wire_bytes(&TlpShape::of_tlp(&tlp));
-        let done = timing.serializer().reserve(Cycles(0), u64::from(bytes)).0;
+        let done = timing.serializer().reserve(Cycles(10), u64::from(bytes)).0;
+        assert!(done > 10 + last, "the wire is no faster than the beats");
         let seen = (1..10_000)
             .find(|&now| {
                 b.advance(now);
@@ -597,7 +621,46 @@ mod tests {
             })
             .expect("it arrives");
         assert_eq!(seen, done + timing.latency_cycles().0);
-        assert!(seen > a.latency(), "never within the lookahead");
+        assert!(seen > 10 + last + a.latency(), "never within the lookahead");
+    }
+
+    #[test]
+    fn a_tlp_that_waited_for_credits_starts_on_the_wire_when_they_come() {
+        let timing = LinkTiming::gen2_x8();
+        let mut a = LinkEnd::new(&timing, 64).unwrap();
+        let mut b = LinkEnd::new(&timing, 64).unwrap();
+        a.up = true;
+        b.up = true;
+        // 4 KiB of posted data credits: sixteen 256-byte writes go, the seventeenth
+        // waits until the receiver, which takes nothing before cycle 1000, frees some.
+        let tlp = write(16, 256);
+        for seq in 0..16 {
+            for beat in to_beats(&write(seq, 256)) {
+                a.accept(0, beat);
+            }
+        }
+        for beat in to_beats(&tlp) {
+            a.accept(0, beat);
+        }
+        let bytes = u64::from(timing.tlp_wire_bytes(&TlpShape::of_tlp(&tlp)));
+        for now in 0..5000 {
+            let waiting = !a.tx.tx_wait.is_empty();
+            a.advance(now);
+            if waiting && a.tx.tx_wait.is_empty() {
+                assert!(now > 1000, "it waited for the receiver");
+                let arrival = a.tx.wire.back().expect("on the wire").arrival;
+                let done = timing.serializer().reserve(Cycles(now), bytes).0;
+                assert_eq!(arrival, done + timing.latency_cycles().0);
+                return;
+            }
+            deliver(&mut a, &mut b);
+            b.advance(now);
+            if now >= 1000 && b.head().is_some() {
+                b.take(now);
+            }
+            deliver(&mut b, &mut a);
+        }
+        panic!("the seventeenth write never left");
     }
 
     /// Both ends send random writes and take beats with random `ready`; returns, per
@@ -630,7 +693,7 @@ mod tests {
                     }
                     if end.can_accept() {
                         if let Some(b) = sending[e].pop_front() {
-                            end.accept(b);
+                            end.accept(now, b);
                         }
                     }
                     end.advance(now);
@@ -652,7 +715,7 @@ mod tests {
         for a in [&mut a1, &mut a2] {
             for seq in 0..3 {
                 for beat in to_beats(&write(seq, 4 + 60 * seq as usize)) {
-                    a.accept(beat);
+                    a.accept(0, beat);
                 }
             }
             a.inject(0, to_beats(&write(9, 8)));
@@ -705,7 +768,7 @@ mod tests {
         let burst = |a: &mut LinkEnd, from: u64| {
             for seq in from..from + 200 {
                 for beat in to_beats(&write(seq, 256)) {
-                    a.accept(beat);
+                    a.accept(from, beat);
                 }
             }
         };

@@ -163,7 +163,7 @@ impl Host {
             }
             if link.can_accept() {
                 if let Some(b) = self.to_chip.pop_front() {
-                    link.accept(b);
+                    link.accept(now, b);
                     moved = true;
                 }
             }

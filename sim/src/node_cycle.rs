@@ -228,7 +228,7 @@ impl Node {
                     e.take(now);
                 }
                 if let Some(b) = sent {
-                    e.accept(b);
+                    e.accept(now, b);
                 }
                 continue;
             }
@@ -236,7 +236,7 @@ impl Node {
             if taken {
                 a.end.take(now);
             }
-            if let Some(s) = sent.and_then(|b| a.end.accept(b)) {
+            if let Some(s) = sent.and_then(|b| a.end.accept(now, b)) {
                 if let Some(log) = &mut self.log {
                     log.push((now, log_line(now, a, &s)));
                 }

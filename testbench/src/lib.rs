@@ -5,6 +5,9 @@
 //!   and GPU memories; CPU costs advance the cluster clock);
 //! - [`cpu_wait`]: a CPU waiting on a read or a polled word, watched beside its node so the
 //!   cluster runs in windows meanwhile;
+//! - [`node_cpu`]: a node's CPU beside it while the cluster runs (its stores in flight,
+//!   its wait);
+//! - [`posted_stores`]: MMIO stores on their way from the cores to the root ports;
 //! - [`profile`]: the named HA-PACS/TCA parameter set, each value with its source;
 //! - [`measured`]: what the real system measured, with the sources;
 //! - [`pingpong`]: the paper's ping-pong benchmark (latency and bandwidth per size);
@@ -14,7 +17,9 @@
 
 pub mod cpu_wait;
 pub mod measured;
+pub mod node_cpu;
 pub mod pingpong;
 pub mod plot;
+pub mod posted_stores;
 pub mod profile;
 pub mod sim_backend;

@@ -10,7 +10,6 @@ use pcie_model::gpu::GpuConfig;
 use pcie_model::link::timing::LinkTiming;
 use pcie_model::read_server::ReadServerConfig;
 use pcie_model::time::{Cycles, Picos};
-use peach2_regmap::dma::{channel_reg, CHANNELS, CH_CONTROL};
 use peach2_sim::topology::{Params, Topology};
 use peach2_sim::SimError;
 
@@ -18,13 +17,15 @@ use peach2_sim::SimError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuCosts {
     /// One way between a core and the root port for an uncached access to BAR0/BAR2: a
-    /// store's write TLP leaves the root port this long after the store; a load's read
-    /// request leaves this long after the load, and its data reaches the core this long
-    /// after the completion reached the root port.
+    /// store's write TLP leaves the root port this long after the store (the core does
+    /// not wait for it: [`crate::posted_stores`]); a load's read request leaves this long
+    /// after the load, and its data reaches the core this long after the completion
+    /// reached the root port.
     pub uncached_leg: u64,
-    /// Extra cost of a channel start (a write of a DMA `CONTROL` register): the
-    /// reference TCA software starts channels through its kernel driver.
-    pub start_call: u64,
+    /// What the core spends on a posted store to a BAR, per 64-byte line it writes (a
+    /// write-combining buffer's size): the store leaves the core; the core does not wait
+    /// for the device.
+    pub store_line: u64,
     /// One iteration of a loop polling a word in host memory while its cache line stays
     /// in the core's cache (nothing wrote it).
     pub poll_hit: u64,
@@ -34,11 +35,9 @@ pub struct CpuCosts {
 }
 
 impl CpuCosts {
-    /// CPU cycles before a store to BAR0 `offset` leaves the root port: a channel start
-    /// (a DMA `CONTROL` register) costs the start call on top.
-    pub fn bar0_store(&self, offset: u32) -> u64 {
-        let start = (0..CHANNELS).any(|c| channel_reg(c, CH_CONTROL) == offset);
-        self.uncached_leg + if start { self.start_call } else { 0 }
+    /// CPU cycles a posted store of `bytes` to a BAR costs the core.
+    pub fn store(&self, bytes: usize) -> u64 {
+        self.store_line * (bytes as u64).div_ceil(64).max(1)
     }
 
     /// What one poll of a host-memory word costs: a hit while the word is what the
@@ -107,9 +106,6 @@ pub struct HostSoftware {
     pub cuda_copy: TransferCost,
 }
 
-/// The fitted cost of a channel start, in cycles (see [`Profile::ha_pacs`]).
-const START_CALL: u64 = 197;
-
 /// The fitted wait of a GPU BAR read for a page translation the GPU has not cached, in
 /// cycles (see [`Profile::ha_pacs`]).
 const GPU_TRANSLATION_MISS: u64 = 1090;
@@ -170,7 +166,7 @@ impl Profile {
             params: Params::default(),
             cpu: CpuCosts {
                 uncached_leg: 0,
-                start_call: 0,
+                store_line: 0,
                 poll_hit: 1,
                 poll_miss: 1,
             },
@@ -215,27 +211,34 @@ impl Profile {
     ///   it. Fitted: the reach to where the real curve bends (between 512 KiB and 1 MiB),
     ///   the wait to the 1 MiB point (447.7 us); it then predicts 4 MiB (1745 us against
     ///   1781, -2 %), where the real bandwidth falls to 2.35 GB/s.
-    /// - **CPU**: an uncached access crosses 248 ns (62 cycles) between the core and the
-    ///   root port each way (the core-to-uncore-to-PCIe path of a Xeon, typically
-    ///   200..300 ns): a store's write leaves that long after the store, a load's read
-    ///   request too, and its data reaches the core that long after the completion. A
-    ///   read of the chip's notification store (`tcaDMAUseNotifyInternal`) thus takes
-    ///   about 0.9 us, and a waiting CPU sees a notification at its first read that
-    ///   reaches the chip after it landed. A poll of host memory is a cache hit (4 ns, one
-    ///   cycle) while nothing writes the word; the poll after the DMA's write misses and
-    ///   costs the DRAM access (the 80 ns above): no 100 ns quanta.
-    /// - **Channel start**: 788 ns (197 cycles) on top of the store, the one fitted value
-    ///   of the latency: it makes the internal-descriptor latency 2.0 us. The reference
-    ///   TCA software starts a channel through its kernel driver (an ioctl: kernel entry
-    ///   and exit, argument checks, the register write).
+    /// - **CPU**: an uncached access crosses 328 ns (82 cycles) between the core and the
+    ///   root port each way (the core-to-uncore-to-PCIe path of a Xeon), so a read of a
+    ///   register of the chip takes 0.92 us from load to data, what an MMIO read of a
+    ///   PCIe device commonly costs on these hosts (0.8..1.0 us). A load's read request
+    ///   leaves the root port a leg after the load and its data reaches the core a leg
+    ///   after the completion. A store is posted: the core spends 4 ns on each 64-byte
+    ///   line it writes and goes on, while the write reaches the root port a leg later,
+    ///   behind the core's earlier stores and ahead of its later loads. A channel start
+    ///   (`tcaStartDMADesc`) is such a store: it costs the caller 4 ns, and the chip
+    ///   starts about 0.4 us later. A read of the chip's notification store
+    ///   (`tcaDMAUseNotifyInternal`) sees a notification if it reaches the chip after the
+    ///   notification landed, so a waiting CPU sees it 0.4 to 1.3 us after it landed,
+    ///   depending on where its reads fall: the real program's figures are the minimum of
+    ///   8 runs, each run's reads falling elsewhere (`examples/tca/latency.c`). A poll of
+    ///   host memory is a cache hit (4 ns, one cycle) while nothing writes the word; the
+    ///   poll after the DMA's write misses and costs the DRAM access (the 80 ns above):
+    ///   no 100 ns quanta. The leg is the one CPU value fitted to a latency, figure 2's:
+    ///   82 cycles give 1.82 / 2.27 us (-9 % / +3 %), 80 give 1.79 us (-11 %), 88 give
+    ///   2.39 us with host descriptors (+9 %).
     ///
-    /// **Open** (the README's fidelity table has the figures): below 32 KiB the real
+    /// **Open** (the README's fidelity table has the figures): below 4 KiB the real
     /// library's GPU ping-pong stays at 2.0-2.2 us up to 2 KiB and steps by 1.4 us at 4
-    /// KiB; the model rises from 256 B (each 256-byte packet is stored and forwarded at
-    /// every link and ingress FIFO) and its notification reads cost 0.8 us more than the
-    /// real flat part allows. The real curve looks like a waiting CPU whose reads come
-    /// every ~1.4 us with data landing between them; the benchmark's two nodes run on one
-    /// thread, so their waits do not overlap as two real processes' do.
+    /// KiB; the model's steps come earlier (2.3-2.9 us from 256 B to 2 KiB, 16-32 %
+    /// high). Its one-way time grows by 1.2 us from 8 B to 2 KiB: the GPU's 2.8 GB/s
+    /// (0.73 us for 2 KiB) and each chip's store-and-forward ingress (the whole TLP
+    /// before it is routed, so a malformed one is dropped whole). The real flat part
+    /// needs the landing of 8 B to 2 KiB to fall between the same two reads, which takes
+    /// a faster small transfer or a longer time between reads than the model has.
     pub fn ha_pacs() -> Profile {
         let mut link = LinkTiming::gen2_x8();
         link.tx_latency = Picos::from_ns(40);
@@ -270,8 +273,8 @@ impl Profile {
                 ..Params::default()
             },
             cpu: CpuCosts {
-                uncached_leg: 62,
-                start_call: START_CALL,
+                uncached_leg: 82,
+                store_line: 1,
                 poll_hit: 1,
                 poll_miss,
             },

@@ -3,14 +3,17 @@
 //! One [`SimSystem`] owns the cluster; every node's driver gets a [`SimDevice`] sharing
 //! it. A driver call that needs the hardware moves the whole cluster's clock: an MMIO
 //! read runs the cluster from the load through its completion and back to the core, an
-//! MMIO write first spends the CPU's store cost, a poll of host memory costs a cache hit
-//! or, once a device wrote the word, a miss. Programs that drive
+//! MMIO write costs the core its store and reaches the root port a leg later while the
+//! core goes on ([`crate::posted_stores`]), a poll of host memory costs a cache hit or,
+//! once a device wrote the word, a miss. Programs that drive
 //! several nodes from one thread (a ping-pong) thus see one consistent clock.
 //!
 //! Buffers are carved out of each node's host window (`HOST_WINDOW`, 8 GiB) and its
 //! GPUs' BARs; the CPU reads and writes them directly in the models' memories.
 
 use crate::cpu_wait::{CpuWait, WaitEnd};
+use crate::node_cpu::NodeCpu;
+use crate::posted_stores::PostedStore;
 use crate::profile::{CpuCosts, HostSoftware, PollCache, Profile};
 use pcie_model::requester::RequestHandle;
 use peach2_driver::alloc::RangeAlloc;
@@ -35,6 +38,8 @@ pub struct SimSystem {
     pub cpu: CpuCosts,
     /// MPI and CUDA costs.
     pub software: HostSoftware,
+    /// Each node's CPU beside it: its stores in flight and its wait.
+    pub cpus: Vec<NodeCpu>,
     host_heap: Vec<RangeAlloc>,
     gpu_heap: Vec<Vec<RangeAlloc>>,
 }
@@ -80,10 +85,12 @@ impl SimSystem {
                     .collect()
             })
             .collect();
+        let cpus = vec![NodeCpu::default(); cluster.nodes.len()];
         Ok(SimSystem {
             cluster,
             cpu: profile.cpu,
             software: profile.software,
+            cpus,
             host_heap,
             gpu_heap,
         })
@@ -95,23 +102,44 @@ impl SimSystem {
     }
 
     /// Runs `cycles` cycles; a deadlock (traffic in flight, nothing moving) is an error.
-    /// Nothing but the cluster acts meanwhile, so it runs in windows (on the cluster's
-    /// threads).
+    /// Nothing but the cluster and the CPUs' stores in flight act meanwhile, so it runs
+    /// in windows (on the cluster's threads).
     pub fn run(&mut self, cycles: u64) -> Result<(), TcaError> {
-        let c = &mut self.cluster;
-        let end = c.cycle + cycles;
-        let mut none = vec![(); c.nodes.len()];
-        while c.cycle < end {
-            let len = c.next_window(end - c.cycle);
-            c.run_window(len, &mut none).map_err(sim_err)?;
-            c.check_progress(false).map_err(sim_err)?;
+        let end = self.cluster.cycle + cycles;
+        while self.cluster.cycle < end {
+            let len = self.cluster.next_window(end - self.cluster.cycle);
+            self.run_window(len).map_err(sim_err)?;
         }
         Ok(())
     }
 
+    /// Runs one window of `len` cycles (at most [`Cluster::next_window`]) with each node's
+    /// CPU beside it, then checks that traffic in flight moves.
+    pub fn run_window(&mut self, len: u64) -> Result<(), SimError> {
+        self.cluster.run_window(len, &mut self.cpus)?;
+        self.cluster.check_progress(false)
+    }
+
+    /// The CPU of `node` stores `data` at MMIO address `addr`, now: the write reaches the
+    /// root port one uncached leg later, after the core's earlier stores; the core goes
+    /// on at once (its own cost is the caller's: [`CpuCosts::store`]). A store the root
+    /// port cannot make into writes is an error now.
+    pub fn store(&mut self, node: usize, addr: u64, data: &[u8]) -> Result<(), TcaError> {
+        let tlps = self.cluster.nodes[node]
+            .host
+            .rc
+            .mmio_write_tlps(addr, data)
+            .map_err(|e| TcaError::Device(e.to_string()))?;
+        let due = self.cluster.cycle + self.cpu.uncached_leg;
+        self.cpus[node].stores.push(PostedStore { due, tlps });
+        Ok(())
+    }
+
+    /// The CPU of `node` stores `data` at MMIO address `addr` (see [`SimSystem::store`])
+    /// and spends the store's cost.
     fn mmio_write(&mut self, node: usize, addr: u64, data: &[u8]) -> Result<(), TcaError> {
-        self.run(self.cpu.uncached_leg)?;
-        self.post_write(node, addr, data)
+        self.store(node, addr, data)?;
+        self.run(self.cpu.store(data.len()))
     }
 
     /// The CPU of `node` posts a write of `data` at MMIO address `addr`, now.
@@ -126,8 +154,10 @@ impl SimSystem {
     /// The CPU of `node` issues a 4-byte read at MMIO address `addr`, now; see
     /// [`CpuWait::read`].
     pub fn issue_read(&mut self, node: usize, addr: u64) -> Result<RequestHandle, TcaError> {
-        self.cluster.nodes[node]
-            .host
+        // The core's earlier stores that reached the root port by now go first.
+        let n = &mut self.cluster.nodes[node];
+        self.cpus[node].deliver(n, self.cluster.cycle);
+        n.host
             .cpu()
             .mmio_read(addr, 4)
             .map_err(|e| TcaError::Device(e.to_string()))
@@ -142,25 +172,24 @@ impl SimSystem {
         wait: CpuWait,
         limit: u64,
     ) -> Result<Option<WaitEnd>, TcaError> {
-        let c = &mut self.cluster;
-        let mut agents = vec![CpuWait::default(); c.nodes.len()];
-        agents[node] = wait;
-        let end = c.cycle.saturating_add(limit);
+        self.cpus[node].wait = wait;
+        let end = self.cluster.cycle.saturating_add(limit);
         loop {
-            let now = c.cycle;
-            agents[node].check(&mut c.nodes[node], now);
-            if let Some((at, result)) = agents[node].take_woken() {
+            let now = self.cluster.cycle;
+            let cpu = &mut self.cpus[node];
+            cpu.wait.check(&mut self.cluster.nodes[node], now);
+            if let Some((at, result)) = cpu.wait.take_woken() {
                 debug_assert!(at >= now, "a wait's end seen late");
                 self.run(at.saturating_sub(now))?;
                 return Ok(Some(result));
             }
-            if now >= end || !agents[node].is_waiting() {
+            if now >= end || !cpu.wait.is_waiting() {
+                cpu.wait = CpuWait::default();
                 return Ok(None);
             }
-            let wake = agents[node].earliest_wake(now).min(end);
-            let len = c.next_window(wake - now);
-            c.run_window(len, &mut agents).map_err(sim_err)?;
-            c.check_progress(false).map_err(sim_err)?;
+            let wake = cpu.wait.earliest_wake(now).min(end);
+            let len = self.cluster.next_window(wake - now);
+            self.run_window(len).map_err(sim_err)?;
         }
     }
 
@@ -277,10 +306,7 @@ impl Mmio for SimDevice {
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), TcaError> {
-        let mut sys = self.sys.borrow_mut();
-        let cost = sys.cpu.bar0_store(offset);
-        sys.run(cost)?;
-        sys.post_write(
+        self.sys.borrow_mut().mmio_write(
             self.node,
             BAR0_BASE + u64::from(offset),
             &value.to_le_bytes(),

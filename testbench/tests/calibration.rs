@@ -1,9 +1,10 @@
 //! The HA-PACS/TCA profile against what the real system measured
 //! (`peach2_testbench::measured`), on the Verilated RTL through the driver, within 10 %:
-//! the adjacent-node latencies and peak bandwidths of seed 001's figures 2 and 3, what
-//! each chip on a path adds, and the GPU-to-GPU ping-pong of the real TCA library from
-//! 32 KiB up. Below 32 KiB the simulated latencies are higher than the measured ones (the
-//! README's fidelity table has both); that part of the curve is not asserted.
+//! the peak bandwidths of seed 001's figure 3, what each chip on a path adds, and the
+//! GPU-to-GPU ping-pong of the real TCA library from 32 KiB up, where the transfer, not
+//! the waiting, sets the time. The latencies of figure 2 and the real library's table
+//! below 32 KiB come from the real program's loop, whose two ranks wait at once:
+//! `cli/tests/fidelity_cli.rs` runs it (`examples/tca/latency.c`) with `peach2 run`.
 
 use peach2_driver::{NotifyPlace, Placement};
 use peach2_sim::topology::Topology;
@@ -40,24 +41,14 @@ fn rows(cfg: &PingPong) -> Vec<Row> {
 }
 
 #[test]
-fn ha_pacs_profile_reproduces_figures_2_and_3() {
+fn ha_pacs_profile_reproduces_figure_3() {
     for mem in [Mem::Cpu, Mem::Gpu] {
         for desc in [Placement::Internal, Placement::Host] {
             let mut cfg = ping_pong("ring2", 1, mem, desc);
             // The peak: figure 3's curves flatten from a few hundred KiB.
-            cfg.sizes = vec![8, 256 << 10, 512 << 10, 1 << 20];
+            cfg.sizes = vec![256 << 10, 512 << 10, 1 << 20];
             let r = rows(&cfg);
             let what = format!("{mem:?} memory, {desc:?} descriptors");
-            let latency = if desc == Placement::Internal {
-                measured::LATENCY_INTERNAL_DESC_US
-            } else {
-                measured::LATENCY_HOST_DESC_US
-            };
-            within(
-                r[0].latency_us,
-                latency,
-                &format!("{what}: 8-byte latency [us]"),
-            );
             let peak = r.iter().map(|r| r.bandwidth_gb_s).fold(0.0, f64::max);
             let want = match mem {
                 Mem::Cpu => measured::PEAK_CPU_GB_S,
