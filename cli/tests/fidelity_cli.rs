@@ -49,7 +49,7 @@ fn figure_2_latencies() {
             ("internal", measured::LATENCY_INTERNAL_DESC_US),
             ("host", measured::LATENCY_HOST_DESC_US),
         ] {
-            let rows = latency(&exe, &["-m", mem, "-d", desc, "-t", "6", "8"]);
+            let rows = latency(&exe, &["-m", mem, "-d", desc, "-t", "20", "8"]);
             assert_eq!(rows.len(), 1, "{rows:?}");
             within(
                 rows[0].1,
@@ -75,7 +75,7 @@ fn the_real_programs_gpu_ping_pong_below_32k() {
         .filter(|&(b, _)| b < 32 << 10)
         .collect();
     let sizes: Vec<String> = points.iter().map(|(b, _)| b.to_string()).collect();
-    let mut args = vec!["-t", "6"];
+    let mut args = vec!["-t", "20"];
     args.extend(sizes.iter().map(String::as_str));
     let rows = latency(&exe, &args);
     assert_eq!(rows.len(), points.len(), "{rows:?}");

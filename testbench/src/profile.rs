@@ -228,12 +228,12 @@ impl Profile {
     ///   host memory is a cache hit (4 ns, one cycle) while nothing writes the word; the
     ///   poll after the DMA's write misses and costs the DRAM access (the 80 ns above):
     ///   no 100 ns quanta. The leg is the one CPU value fitted to a latency, figure 2's:
-    ///   82 cycles give 1.82 / 2.27 us (-9 % / +3 %), 80 give 1.79 us (-11 %), 88 give
+    ///   82 cycles give 1.84 / 2.30 us (-8 % / +4.5 %); 80 gave 1.79 us (-11 %), 88 gave
     ///   2.39 us with host descriptors (+9 %).
     ///
     /// **Open** (the README's fidelity table has the figures): below 4 KiB the real
     /// library's GPU ping-pong stays at 2.0-2.2 us up to 2 KiB and steps by 1.4 us at 4
-    /// KiB; the model's steps come earlier (2.3-2.9 us from 256 B to 2 KiB, 16-32 %
+    /// KiB; the model's steps come earlier (2.3-2.8 us from 256 B to 2 KiB, 12-31 %
     /// high). Its one-way time grows by 1.2 us from 8 B to 2 KiB: the GPU's 2.8 GB/s
     /// (0.73 us for 2 KiB) and each chip's store-and-forward ingress (the whole TLP
     /// before it is routed, so a malformed one is dropped whole). The real flat part

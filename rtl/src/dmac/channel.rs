@@ -388,10 +388,12 @@ impl Logic for DmaChannel {
                 self.running.next = true;
                 // Reads, while a tag is free and the ring has room.
                 self.rd_valid.next = (self.rd.rows.val() != 0)
+                    && self.rd.ready.val()
                     && self.can_issue.val()
                     && (self.r_space.val() <= self.ring_dws.val());
                 // Writes, once their data is in the buffer.
                 self.wr_valid.next = (self.wr.rows.val() != 0)
+                    && self.wr.ready.val()
                     && !self.w_short.val().get_bit(15)
                     && !self.cpl_error.val();
                 if self.wr_grant.val() {

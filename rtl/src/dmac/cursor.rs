@@ -5,6 +5,11 @@
 //! end of the block; after a block's last TLP the cursor moves to the next block (`pitch`
 //! bytes on) at a fresh 16-byte line of the ring, at the lane of that block's address, so
 //! the read and write cursors of a channel put every DW at the same ring position.
+//!
+//! The next TLP's size is a register: it is worked out from the cursor's registers (and
+//! `max`) in the cycle before it is offered, so the size arithmetic does not sit in one
+//! clock cycle with the consumers' decisions that step the cursor. `ready` is low for the
+//! cycle after the cursor moved, while the size catches up.
 
 use rust_hdl::prelude::*;
 
@@ -39,6 +44,9 @@ pub struct Cursor {
     pub addr: Signal<Out, Bits<64>>,
     /// DWs of the next TLP.
     pub n: Signal<Out, Bits<8>>,
+    /// `addr`, `n` and `pos` describe the next TLP (low for the cycle after a load or a
+    /// grant).
+    pub ready: Signal<Out, Bit>,
     /// Ring position of the next TLP's first DW.
     pub pos: Signal<Out, Bits<16>>,
     /// Blocks not yet walked completely (0: the descriptor's data is done).
@@ -48,7 +56,10 @@ pub struct Cursor {
     left_q: DFF<Bits<25>>,
     rows_q: DFF<Bits<17>>,
     pos_q: DFF<Bits<16>>,
+    n_q: DFF<Bits<8>>,
+    ready_q: DFF<Bit>,
     room: Signal<Local, Bits<8>>,
+    n_next: Signal<Local, Bits<8>>,
     next_row: Signal<Local, Bits<64>>,
     next_pos: Signal<Local, Bits<16>>,
     /// Past the TLP, rounded up to the next line before the mask (a sum in its own width;
@@ -59,15 +70,20 @@ pub struct Cursor {
 impl Logic for Cursor {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, addr_q, row_q, left_q, rows_q, pos_q);
+        dff_setup!(self, clock, addr_q, row_q, left_q, rows_q, pos_q, n_q, ready_q);
+        // The size of the TLP at the registers, ready the cycle after.
         self.room.next =
             self.max.val() - (self.addr_q.q.val().get_bits::<8>(2) & (self.max.val() - 1));
-        self.n.next = self.room.val();
+        self.n_next.next = self.room.val();
         if self.left_q.q.val().get_bits::<23>(2) < bit_cast::<23, 8>(self.room.val()) {
-            self.n.next = self.left_q.q.val().get_bits::<8>(2);
+            self.n_next.next = self.left_q.q.val().get_bits::<8>(2);
         }
+        self.n_q.d.next = self.n_next.val();
+        self.ready_q.d.next = !(self.load.val() || self.grant.val());
+        self.n.next = self.n_q.q.val();
+        self.ready.next = self.ready_q.q.val();
         self.next_row.next = self.row_q.q.val() + bit_cast::<64, 32>(self.pitch.val());
-        self.pos_end.next = self.pos_q.q.val() + bit_cast::<16, 8>(self.n.val()) + 3;
+        self.pos_end.next = self.pos_q.q.val() + bit_cast::<16, 8>(self.n_q.q.val()) + 3;
         self.next_pos.next =
             (self.pos_end.val() & 0xFFFC) | bit_cast::<16, 2>(self.next_row.val().get_bits::<2>(2));
         self.addr.next = self.addr_q.q.val();
@@ -85,10 +101,10 @@ impl Logic for Cursor {
             self.pos_q.d.next = self.start_pos.val();
         }
         if self.grant.val() {
-            self.addr_q.d.next = self.addr_q.q.val() + (bit_cast::<64, 8>(self.n.val()) << 2);
-            self.left_q.d.next = self.left_q.q.val() - (bit_cast::<25, 8>(self.n.val()) << 2);
-            self.pos_q.d.next = self.pos_q.q.val() + bit_cast::<16, 8>(self.n.val());
-            if self.left_q.q.val() == (bit_cast::<25, 8>(self.n.val()) << 2) {
+            self.addr_q.d.next = self.addr_q.q.val() + (bit_cast::<64, 8>(self.n_q.q.val()) << 2);
+            self.left_q.d.next = self.left_q.q.val() - (bit_cast::<25, 8>(self.n_q.q.val()) << 2);
+            self.pos_q.d.next = self.pos_q.q.val() + bit_cast::<16, 8>(self.n_q.q.val());
+            if self.left_q.q.val() == (bit_cast::<25, 8>(self.n_q.q.val()) << 2) {
                 self.rows_q.d.next = self.rows_q.q.val() - 1;
                 self.row_q.d.next = self.next_row.val();
                 self.addr_q.d.next = self.next_row.val();
@@ -130,7 +146,7 @@ mod tests {
             if s.uut.rows.val() == 0 {
                 return out;
             }
-            if rng.below(3) == 0 {
+            if s.uut.ready.val() && rng.below(3) == 0 {
                 let c = &s.uut;
                 out.push([
                     c.addr.val().to_u64(),
