@@ -74,13 +74,13 @@ impl Heaps {
 pub struct RankMmio {
     /// The line to the scheduler.
     pub line: Line,
-    /// What the CPU's stores cost.
+    /// What the CPU's loads cost (a store's cost is the platform's: `SimSystem::store`).
     pub cpu: CpuCosts,
 }
 
 impl RankMmio {
-    fn store(&mut self, cost: u64, addr: u64, data: Vec<u8>) -> Result<(), TcaError> {
-        device(self.line.call(Op::MmioWrite { cost, addr, data })).map(|_| ())
+    fn store(&mut self, addr: u64, data: Vec<u8>) -> Result<(), TcaError> {
+        device(self.line.call(Op::MmioWrite { addr, data })).map(|_| ())
     }
 }
 
@@ -95,32 +95,20 @@ impl Mmio for RankMmio {
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), TcaError> {
-        let cost = self.cpu.store(4);
-        self.store(
-            cost,
-            BAR0_BASE + u64::from(offset),
-            value.to_le_bytes().to_vec(),
-        )
+        self.store(BAR0_BASE + u64::from(offset), value.to_le_bytes().to_vec())
     }
 
     fn write64(&mut self, offset: u32, value: u64) -> Result<(), TcaError> {
-        let cost = self.cpu.store(8);
-        self.store(
-            cost,
-            BAR0_BASE + u64::from(offset),
-            value.to_le_bytes().to_vec(),
-        )
+        self.store(BAR0_BASE + u64::from(offset), value.to_le_bytes().to_vec())
     }
 
     fn write_block(&mut self, offset: u32, values: &[u32]) -> Result<(), TcaError> {
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let cost = self.cpu.store(bytes.len());
-        self.store(cost, BAR0_BASE + u64::from(offset), bytes)
+        let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.store(BAR0_BASE + u64::from(offset), bytes)
     }
 
     fn window_write(&mut self, offset: u64, data: &[u8]) -> Result<(), TcaError> {
-        let cost = self.cpu.store(data.len());
-        self.store(cost, BAR2_BASE + offset, data.to_vec())
+        self.store(BAR2_BASE + offset, data.to_vec())
     }
 }
 

@@ -53,10 +53,8 @@ pub enum Op {
     /// The CPU is busy for this many cycles.
     Cpu(u64),
     /// A posted write of `data` at MMIO `addr`: it reaches the root port one uncached
-    /// leg after the store, while the core goes on after `cost` cycles.
+    /// leg after the store, while the core goes on after the store's own cost.
     MmioWrite {
-        /// CPU cycles the store costs the core.
-        cost: u64,
         /// MMIO address.
         addr: u64,
         /// Bytes.

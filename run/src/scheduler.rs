@@ -283,8 +283,9 @@ impl Scheduler {
 
     /// Runs the cluster to the next event and carries it out. The cluster runs in
     /// windows up to the next known event, or the soonest a CPU's wait (a read, a poll)
-    /// could end (stores reach the root ports inside windows): a wait that ends inside a window hands its CPU the result no sooner than
-    /// the window's end, so every rank acts at its exact cycle.
+    /// could end (stores reach the root ports inside windows): a wait that ends inside a
+    /// window hands its CPU the result no sooner than the window's end, so every rank acts
+    /// at its exact cycle.
     fn advance(&mut self) -> Result<(), Outcome> {
         loop {
             let now = self.sys.cluster.cycle;
@@ -390,8 +391,8 @@ impl Scheduler {
                 Done::Unit
             }
             Op::Cpu(_) => Done::Unit,
-            Op::MmioWrite { cost, addr, data } => match self.sys.store(node, addr, &data) {
-                Ok(()) => {
+            Op::MmioWrite { addr, data } => match self.sys.store(node, addr, &data) {
+                Ok(cost) => {
                     self.ranks[r].now = t + cost;
                     Done::Unit
                 }

@@ -46,11 +46,6 @@ impl PostedStores {
             None
         }
     }
-
-    /// True when no store is in flight.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 #[cfg(test)]
@@ -82,7 +77,6 @@ mod tests {
         assert_eq!(q.pop_due(10).map(addr), Some(0x40));
         assert_eq!(q.pop_due(11), None);
         assert_eq!(q.pop_due(20).map(|s| s.due), Some(12));
-        assert!(q.is_empty());
         assert_eq!(q.next_due(), None);
     }
 }

@@ -219,11 +219,11 @@ impl Profile {
     ///   after the completion. A store is posted: the core spends 4 ns on each 64-byte
     ///   line it writes and goes on, while the write reaches the root port a leg later,
     ///   behind the core's earlier stores and ahead of its later loads. A channel start
-    ///   (`tcaStartDMADesc`) is such a store: it costs the caller 4 ns, and the chip
-    ///   starts about 0.4 us later. A read of the chip's notification store
+    ///   (`tcaStartDMADesc`) is such a store: it costs the caller 4 ns, and its write
+    ///   leaves the root port a leg later. A read of the chip's notification store
     ///   (`tcaDMAUseNotifyInternal`) sees a notification if it reaches the chip after the
-    ///   notification landed, so a waiting CPU sees it 0.4 to 1.3 us after it landed,
-    ///   depending on where its reads fall: the real program's figures are the minimum of
+    ///   notification landed, so when a waiting CPU sees it depends on where its reads
+    ///   fall, up to one read after the landing: the real program's figures are the minimum of
     ///   8 runs, each run's reads falling elsewhere (`examples/tca/latency.c`). A poll of
     ///   host memory is a cache hit (4 ns, one cycle) while nothing writes the word; the
     ///   poll after the DMA's write misses and costs the DRAM access (the 80 ns above):

@@ -121,10 +121,10 @@ impl SimSystem {
     }
 
     /// The CPU of `node` stores `data` at MMIO address `addr`, now: the write reaches the
-    /// root port one uncached leg later, after the core's earlier stores; the core goes
-    /// on at once (its own cost is the caller's: [`CpuCosts::store`]). A store the root
-    /// port cannot make into writes is an error now.
-    pub fn store(&mut self, node: usize, addr: u64, data: &[u8]) -> Result<(), TcaError> {
+    /// root port one uncached leg later, after the core's earlier stores. Returns what the
+    /// store costs the core before it goes on ([`CpuCosts::store`]; the caller spends it).
+    /// A store the root port cannot make into writes is an error now.
+    pub fn store(&mut self, node: usize, addr: u64, data: &[u8]) -> Result<u64, TcaError> {
         let tlps = self.cluster.nodes[node]
             .host
             .rc
@@ -132,23 +132,14 @@ impl SimSystem {
             .map_err(|e| TcaError::Device(e.to_string()))?;
         let due = self.cluster.cycle + self.cpu.uncached_leg;
         self.cpus[node].stores.push(PostedStore { due, tlps });
-        Ok(())
+        Ok(self.cpu.store(data.len()))
     }
 
     /// The CPU of `node` stores `data` at MMIO address `addr` (see [`SimSystem::store`])
     /// and spends the store's cost.
     fn mmio_write(&mut self, node: usize, addr: u64, data: &[u8]) -> Result<(), TcaError> {
-        self.store(node, addr, data)?;
-        self.run(self.cpu.store(data.len()))
-    }
-
-    /// The CPU of `node` posts a write of `data` at MMIO address `addr`, now.
-    pub fn post_write(&mut self, node: usize, addr: u64, data: &[u8]) -> Result<(), TcaError> {
-        self.cluster.nodes[node]
-            .host
-            .cpu()
-            .mmio_write(addr, data)
-            .map_err(|e| TcaError::Device(e.to_string()))
+        let cost = self.store(node, addr, data)?;
+        self.run(cost)
     }
 
     /// The CPU of `node` issues a 4-byte read at MMIO address `addr`, now; see

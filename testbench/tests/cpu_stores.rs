@@ -18,7 +18,8 @@ fn cycles_to_wire(sys: &mut SimSystem, posted: bool) -> u64 {
     if posted {
         sys.store(0, addr, &[1, 2, 3, 4]).unwrap();
     } else {
-        sys.post_write(0, addr, &[1, 2, 3, 4]).unwrap();
+        let rc = sys.cluster.nodes[0].host.cpu();
+        rc.mmio_write(addr, &[1, 2, 3, 4]).unwrap();
     }
     while link(sys) == before {
         assert!(sys.cluster.cycle - t0 < 10_000, "the write never left");
