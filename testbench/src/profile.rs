@@ -204,7 +204,8 @@ impl Profile {
     ///   minimum latency for GPU memory) at 11.2 B/cycle = 2.8 GB/s, the K20X's BAR1
     ///   throughput for peer reads, which caps PEACH2's GPU DMA (seed 000 reports 2.5 GB/s
     ///   on Ivy Bridge hosts, seed 001 measures 2.8 GB/s). It sets the ping-pong from 32
-    ///   KiB to 512 KiB (2.75 GB/s at 512 KiB; the real library 2.6).
+    ///   KiB to 512 KiB (2.76 GB/s at 512 KiB with notifications in the chip; the real
+    ///   library 2.6).
     /// - **GPU BAR translations**: BAR1 maps GPU memory in 64 KiB pages (GPUDirect RDMA's
     ///   page size on Kepler); the GPU caches 8 translations (512 KiB of reach) and a read
     ///   of a page it has not cached waits 4.36 us (1090 cycles) with the reads behind
