@@ -77,7 +77,7 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
         if id != ID_VALUE {
             return Err(TcaError::NotPeach2(id));
         }
-        let node = (mmio.read32(NODE_ID)? & 0xF) as u8;
+        let node = (mmio.read32(NODE_ID)? & (MAX_NODES as u32 - 1)) as u8;
         let mut windows = [None; 5];
         for (t, w) in windows.iter_mut().enumerate() {
             let t = t as u32;

@@ -81,7 +81,7 @@ pub struct SysfsMmio {
     bar2: Mapping,
 }
 
-/// How much of BAR2 (1 TiB) is mapped: the global space of 16 nodes x 6 targets is
+/// How much of BAR2 (4 TiB) is mapped: the global space of 64 nodes x 6 targets is
 /// sparse, so a window of the first 64 GiB of address space is reserved, not touched.
 const BAR2_MAP: usize = 64 << 30;
 

@@ -5,27 +5,32 @@
 //!
 //! | bits  | field   | meaning                                                        |
 //! |-------|---------|----------------------------------------------------------------|
-//! | 63:40 | base    | always [`GLOBAL_BASE_HI`] (0x000001): the space starts at 1 TiB |
-//! | 39:36 | node    | destination node id, 0..15                                     |
+//! | 63:42 | base    | always [`GLOBAL_BASE_HI`] (1): the space starts at 4 TiB         |
+//! | 41:36 | node    | destination node id, 0..63                                     |
 //! | 35:33 | target  | [`Target`]: host memory, GPU 0..3, the chip's internal memory  |
 //! | 32:0  | offset  | byte offset inside the target's window (8 GiB per target)      |
 //!
 //! Ring links (E/W/S) carry global addresses unchanged. The host reaches the space through
-//! BAR2 of the N port (1 TiB, 64-bit, prefetchable): the chip replaces bits 63:40 of an
+//! BAR2 of the N port (4 TiB, 64-bit, prefetchable): the chip replaces bits 63:42 of an
 //! address that hits BAR2 with [`GLOBAL_BASE_HI`]. At the destination node the chip
 //! translates `offset` to a local PCIe address: `target_base[target] + offset`, where the
 //! per-target bases are CSRs ([`crate::csr`]), and sends the TLP out of N.
+//!
+//! The node field names 64 nodes, four times the 16-node group HA-PACS/TCA built: room for
+//! design studies of larger clusters (rings of up to 64, two rings of 32).
 
-/// Bits 63:40 of every global address.
-pub const GLOBAL_BASE_HI: u64 = 0x00_0001;
+/// Lowest bit of the base field: the global space's size is `1 << BASE_SHIFT`.
+pub const BASE_SHIFT: u32 = NODE_SHIFT + NODE_BITS;
+/// Bits 63:[`BASE_SHIFT`] of every global address.
+pub const GLOBAL_BASE_HI: u64 = 1;
 /// First global address.
-pub const GLOBAL_BASE: u64 = GLOBAL_BASE_HI << 40;
-/// Size of the global space (and of BAR2): 1 TiB.
-pub const GLOBAL_SIZE: u64 = 1 << 40;
+pub const GLOBAL_BASE: u64 = GLOBAL_BASE_HI << BASE_SHIFT;
+/// Size of the global space (and of BAR2): 4 TiB.
+pub const GLOBAL_SIZE: u64 = 1 << BASE_SHIFT;
 /// Lowest bit of the node field.
 pub const NODE_SHIFT: u32 = 36;
 /// Width of the node field.
-pub const NODE_BITS: u32 = 4;
+pub const NODE_BITS: u32 = 6;
 /// Lowest bit of the target field.
 pub const TARGET_SHIFT: u32 = 33;
 /// Width of the target field.
@@ -73,7 +78,7 @@ pub const TRANSLATED_TARGETS: usize = 5;
 /// Errors building a global address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AddressError {
-    /// Node id does not fit the 4-bit field.
+    /// Node id does not fit the node field (0..[`MAX_NODES`]).
     NodeOutOfRange(u8),
     /// Offset does not fit the 33-bit field.
     OffsetOutOfRange(u64),
@@ -84,7 +89,9 @@ pub enum AddressError {
 impl std::fmt::Display for AddressError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            AddressError::NodeOutOfRange(n) => write!(f, "node id {n} is outside 0..=15"),
+            AddressError::NodeOutOfRange(n) => {
+                write!(f, "node id {n} is outside 0..={}", MAX_NODES - 1)
+            }
             AddressError::OffsetOutOfRange(o) => {
                 write!(f, "offset {o:#x} is outside the 8 GiB target window")
             }
@@ -138,7 +145,7 @@ impl GlobalAddr {
     /// Decodes a PCIe address; `None` if it is not in the global space or names a
     /// reserved target.
     pub fn from_u64(addr: u64) -> Option<Self> {
-        if addr >> 40 != GLOBAL_BASE_HI {
+        if addr >> BASE_SHIFT != GLOBAL_BASE_HI {
             return None;
         }
         let node = ((addr >> NODE_SHIFT) & ((1 << NODE_BITS) - 1)) as u8;
@@ -157,7 +164,7 @@ mod tests {
 
     #[test]
     fn global_addresses_round_trip() {
-        for node in 0..16 {
+        for node in 0..MAX_NODES as u8 {
             for target in [
                 Target::Host,
                 Target::Gpu(0),
@@ -170,21 +177,24 @@ mod tests {
         }
         assert_eq!(
             GlobalAddr::new(0, Target::Host, 0).unwrap().to_u64(),
-            1 << 40
+            4 << 40
         );
     }
 
     #[test]
     fn bad_fields_are_typed_errors() {
         assert_eq!(
-            GlobalAddr::new(16, Target::Host, 0),
-            Err(AddressError::NodeOutOfRange(16))
+            GlobalAddr::new(64, Target::Host, 0),
+            Err(AddressError::NodeOutOfRange(64))
         );
         assert_eq!(
             GlobalAddr::new(0, Target::Host, 1 << 33),
             Err(AddressError::OffsetOutOfRange(1 << 33))
         );
         assert_eq!(GlobalAddr::from_u64(0x1000), None);
+        assert_eq!(GlobalAddr::from_u64(1 << 40), None, "the old 1 TiB base");
+        let last = GlobalAddr::new(63, Target::Internal, 0).unwrap().to_u64();
+        assert_eq!(last >> 36, (4 << 4) | 63);
         assert_eq!(
             GlobalAddr::from_u64(GLOBAL_BASE | (6 << TARGET_SHIFT)),
             None

@@ -31,7 +31,7 @@
 //! | 0x08   | class/revision  | [`CLASS_REVISION`] (RO)                                     |
 //! | 0x0C   | header type     | 0 (type-0 header)                                           |
 //! | 0x10   | BAR0            | 32-bit memory, 64 KiB: CSRs                                 |
-//! | 0x18   | BAR2 (low)      | 64-bit prefetchable memory, 1 TiB: the TCA window           |
+//! | 0x18   | BAR2 (low)      | 64-bit prefetchable memory, 4 TiB: the TCA window           |
 //! | 0x1C   | BAR2 (high)     |                                                             |
 //! | 0x2C   | subsystem       | same as vendor/device                                       |
 //! | 0x34   | capabilities    | [`PCIE_CAP`]                                                |
@@ -41,8 +41,8 @@
 //! | 0x4C   | link caps       | Gen2 (2), x8                                                |
 //! | 0x50   | link status     | (31:16) current speed Gen2, width x8                        |
 //! | 0x80   | vendor cap      | id 0x09 (vendor specific), length 16, next 0 (after the 60-byte PCIe capability) |
-//! | 0x84   | `PORT_INFO`     | RO: bits 3:0 this node id, bits 5:4 this port ([`crate::csr::Port`] index) |
-//! | 0x88   | `PARTNER_INFO`  | RW: bits 3:0 partner node, bits 5:4 partner port, bit 31 valid |
+//! | 0x84   | `PORT_INFO`     | RO: bits 5:0 this node id, bits 9:8 this port ([`crate::csr::Port`] index) |
+//! | 0x88   | `PARTNER_INFO`  | RW: bits 5:0 partner node, bits 9:8 partner port, bit 31 valid |
 
 /// Vendor id answered by PEACH2 ports (Altera, the FPGA vendor, as on the real board).
 pub const VENDOR_ID: u16 = 0x1172;
@@ -64,8 +64,8 @@ pub const BAR0: u16 = 0x10;
 pub const BAR2_LO: u16 = 0x18;
 /// Byte offset of BAR2's high DW.
 pub const BAR2_HI: u16 = 0x1C;
-/// BAR2 size as a power of two (1 TiB).
-pub const BAR2_SIZE_LOG2: u32 = 40;
+/// BAR2 size as a power of two: the global space's (4 TiB).
+pub const BAR2_SIZE_LOG2: u32 = crate::address::BASE_SHIFT;
 /// Byte offset of the PCIe capability.
 pub const PCIE_CAP: u16 = 0x40;
 /// Byte offset of the device control register (MPS, MRRS).
@@ -81,6 +81,10 @@ pub const PORT_INFO: u16 = 0x84;
 pub const PARTNER_INFO: u16 = 0x88;
 /// `PARTNER_INFO` valid bit.
 pub const PARTNER_VALID: u32 = 1 << 31;
+/// Lowest bit of the port field of `PORT_INFO` and `PARTNER_INFO` (the node id is in the
+/// bits below it).
+pub const INFO_PORT_SHIFT: u32 = 8;
+const _: () = assert!(crate::address::NODE_BITS <= INFO_PORT_SHIFT);
 
 /// Bus number a root-complex port assigns to its partner (the partner captures it from
 /// the config write, as PCIe endpoints do).

@@ -8,9 +8,9 @@
 //! |---------------------|------------------|--------|----------------------------------------------------------|
 //! | 0x0000              | `ID`             | RO     | [`ID_VALUE`] ("PEC2")                                    |
 //! | 0x0004              | `VERSION`        | RO     | [`VERSION_VALUE`]: major in 31:16, minor in 15:0          |
-//! | 0x0008              | `NODE_ID`        | RW     | this node's id, bits 3:0                                 |
+//! | 0x0008              | `NODE_ID`        | RW     | this node's id, bits 5:0                                 |
 //! | 0x000C              | `SCRATCH`        | RW     | free for software (link checks)                          |
-//! | 0x0100 + 4n         | `ROUTE[n]`       | RW     | n = 0..15: bit 31 valid, bits 1:0 output [`Port`] for node n |
+//! | 0x0100 + 4n         | `ROUTE[n]`       | RW     | n = 0..63: bit 31 valid, bits 1:0 output [`Port`] for node n |
 //! | 0x0200 + 0x10t + 0  | `TARGET_LO[t]`   | RW     | t = 0..4 (host, GPU0..3): local base address, bits 31:0   |
 //! | 0x0200 + 0x10t + 4  | `TARGET_HI[t]`   | RW     | local base address, bits 63:32                           |
 //! | 0x0200 + 0x10t + 8  | `TARGET_CTRL[t]` | RW     | bit 0: window enabled                                    |
@@ -26,7 +26,7 @@
 //! | 0x0500              | `CPL_UNEXPECTED` | RO     | completions that matched no outstanding request          |
 //! | 0x1000 .. 0x10FF    | DMA global       | RW     | chain limit, completion timeout, MSI: see [`crate::dma`] |
 //! | 0x1100 + 0x40c      | DMA channel c    | mixed  | c = 0..3: control, status, count, notification slots: see [`crate::dma`] |
-//! | 0x4000 + 0x100s + 4k | `NOTIFY[s][k]`  | RW     | notification store: sender s = 0..15, slot k = 0..63: see [`crate::notify`] |
+//! | 0x4000 + 0x100s + 4k | `NOTIFY[s][k]`  | RW     | notification store: sender s = 0..63, slot k = 0..63: see [`crate::notify`] |
 //! | 0x8000 .. 0xFFFF    | `DESC[0..1023]`  | W      | internal descriptor memory, 32 B per descriptor: see [`crate::dma`] |
 //!
 //! Ordering: a CSR write is a posted write executed by the chip's internal completer, after
@@ -57,6 +57,7 @@ pub const fn route(node: u32) -> u32 {
 }
 /// `ROUTE` valid bit.
 pub const ROUTE_VALID: u32 = 1 << 31;
+const _: () = assert!(route(crate::address::MAX_NODES as u32 - 1) < target_lo(0));
 
 /// Offset of `TARGET_LO[t]`.
 pub const fn target_lo(t: u32) -> u32 {
@@ -148,10 +149,10 @@ pub mod port_status {
     pub const STATE_SHIFT: u32 = 4;
     /// Bits 11:8: cabling/bring-up error code (see `config::LinkError`).
     pub const ERROR_SHIFT: u32 = 8;
-    /// Bits 19:16: node id of the partner chip (valid if `PARTNER_VALID`).
+    /// Bits 13:12: port of the partner chip.
+    pub const PARTNER_PORT_SHIFT: u32 = 12;
+    /// Bits 21:16: node id of the partner chip (valid if `PARTNER_VALID`).
     pub const PARTNER_NODE_SHIFT: u32 = 16;
-    /// Bits 21:20: port of the partner chip.
-    pub const PARTNER_PORT_SHIFT: u32 = 20;
     /// The partner identified itself.
     pub const PARTNER_VALID: u32 = 1 << 22;
     /// The crossbar output to this port is carrying a packet.

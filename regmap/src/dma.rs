@@ -19,7 +19,7 @@
 //! | 7  | 31:0  | `dst_pitch`  | 2-D: bytes from one destination block to the next              |
 //!
 //! Addresses are 48 bits: host physical addresses, GPU BARs and the TCA global space
-//! (1 TiB at 2^40) all fit, and 48-bit fields leave room for a 48-bit next pointer and
+//! (4 TiB at 2^42) all fit, and 48-bit fields leave room for a 48-bit next pointer and
 //! the 2-D fields in 32 bytes, so 1024 descriptors fill the 32 KiB descriptor window.
 //! A chain stays where it started: a host chain's next pointers are host addresses, an
 //! internal chain's are descriptor-memory offsets. Without the 2-D flag, DW 5 bits 31:16
@@ -410,7 +410,7 @@ impl Descriptor {
         if self.length > MAX_LENGTH {
             return Some(ErrorCause::Oversized);
         }
-        if self.src >> 40 == crate::address::GLOBAL_BASE_HI {
+        if self.src >> crate::address::BASE_SHIFT == crate::address::GLOBAL_BASE_HI {
             return Some(ErrorCause::SourceNotLocal);
         }
         None

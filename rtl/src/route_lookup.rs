@@ -13,13 +13,14 @@
 
 use crate::router::RouteConfig;
 use crate::stream::PORT_INTERNAL;
-use peach2_regmap::address::{NODE_SHIFT, TARGET_SHIFT, TRANSLATED_TARGETS};
+use peach2_regmap::address::{MAX_NODES, NODE_SHIFT, TARGET_SHIFT, TRANSLATED_TARGETS};
 use rust_hdl::prelude::*;
 
-// The field picks below: the node in bits 39:36 and the target in 35:33 of the address,
-// i.e. bits 7:4 and 3:1 of its upper DW; target codes below 5 are translated, 5 is the
+// The field picks below: the node in bits 41:36 and the target in 35:33 of the address,
+// i.e. bits 9:4 and 3:1 of its upper DW; target codes below 5 are translated, 5 is the
 // chip's own memory; the internal port is crossbar endpoint 4.
 const _: () = assert!(NODE_SHIFT == 36 && TARGET_SHIFT == 33 && TRANSLATED_TARGETS == 5);
+const _: () = assert!(MAX_NODES == 64);
 const _: () = assert!(PORT_INTERNAL == 4);
 
 /// The route lookup.
@@ -37,7 +38,7 @@ pub struct RouteLookup {
     pub ok: Signal<Out, Bit>,
     /// Crossbar destination, when `ok`.
     pub dest: Signal<Out, Bits<3>>,
-    node: Signal<Local, Bits<4>>,
+    node: Signal<Local, Bits<6>>,
     target: Signal<Local, Bits<3>>,
     entry: Signal<Local, Bits<3>>,
     out_ready: Signal<Local, Bit>,
@@ -46,10 +47,10 @@ pub struct RouteLookup {
 impl Logic for RouteLookup {
     #[hdl_gen]
     fn update(&mut self) {
-        self.node.next = self.addr_hi.val().get_bits::<4>(4);
+        self.node.next = self.addr_hi.val().get_bits::<6>(4);
         self.target.next = self.addr_hi.val().get_bits::<3>(1);
         self.entry.next = 0.into();
-        for i in 0..16 {
+        for i in 0..MAX_NODES {
             if self.node.val().index() == i {
                 self.entry.next = self.routes.route_table.val().get_bits::<3>(3 * i);
             }
@@ -92,20 +93,30 @@ mod tests {
         uut.connect_all();
         let mut rng = Lcg(3);
         for _ in 0..3000 {
-            let node_id = rng.below(16);
-            let table = rng.next_u64() & ((1 << 48) - 1);
+            let node_id = rng.below(MAX_NODES as u64);
+            let entries: Vec<u64> = (0..MAX_NODES).map(|_| rng.below(8)).collect();
+            let mut table = Bits::<192>::default();
+            for (n, &e) in entries.iter().enumerate() {
+                table.set_bits::<3>(3 * n, e.into());
+            }
             let ready = rng.below(16);
-            let (node, target) = (rng.below(16), rng.below(8));
+            // Half the addresses to this node, to reach its targets often.
+            let node = if rng.below(2) == 0 {
+                node_id
+            } else {
+                rng.below(MAX_NODES as u64)
+            };
+            let target = rng.below(8);
             let ingress = rng.below(5);
             let internal_ok = rng.below(2) == 1;
             uut.addr_hi.next = ((node << 4) | (target << 1)).into();
             uut.routes.node_id.next = node_id.into();
-            uut.routes.route_table.next = table.into();
+            uut.routes.route_table.next = table;
             uut.routes.port_ready.next = ready.into();
             uut.ingress.next = ingress.into();
             uut.internal_ok.next = internal_ok;
             assert!(simulate(&mut uut, 1_000), "settles");
-            let entry = (table >> (3 * node)) & 7;
+            let entry = entries[node as usize];
             let want = if node == node_id {
                 match Target::from_code(target) {
                     Some(Target::Internal) => internal_ok.then_some(4),

@@ -28,8 +28,12 @@
 //! property tests hold the two to each other.
 
 use crate::route_lookup::RouteLookup;
-use peach2_regmap::address::GLOBAL_BASE_HI;
+use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI, MAX_NODES};
 use rust_hdl::prelude::*;
+
+// The widths below: the node field is 6 bits (64 nodes, 3 `ROUTE` bits each), and the
+// global space's base is address bits 63:42 (bits 31:10 of the upper DW).
+const _: () = assert!(MAX_NODES == 64 && BASE_SHIFT == 42);
 
 /// What the port does with a TLP.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -50,9 +54,9 @@ pub enum RouteAction {
 #[derive(LogicInterface, Default)]
 pub struct RouteConfig {
     /// This node's id.
-    pub node_id: Signal<In, Bits<4>>,
-    /// Routing table: entry n in bits 3n+2..3n (bit 2 valid, bits 1:0 port).
-    pub route_table: Signal<In, Bits<48>>,
+    pub node_id: Signal<In, Bits<6>>,
+    /// Routing table: entry n in bits 3n+2..3n (bit 2 valid, bits 1:0 port), n = 0..63.
+    pub route_table: Signal<In, Bits<192>>,
     /// Per-port link ready (bit p for port p).
     pub port_ready: Signal<In, Bits<4>>,
 }
@@ -70,8 +74,8 @@ pub struct PortConfig {
     pub bar0_base: Signal<In, Bits<16>>,
     /// BAR2 decode enabled (N with memory space on).
     pub bar2_enable: Signal<In, Bit>,
-    /// BAR2 base, address bits 63:40.
-    pub bar2_base_hi: Signal<In, Bits<24>>,
+    /// BAR2 base, address bits 63:42.
+    pub bar2_base_hi: Signal<In, Bits<22>>,
 }
 
 /// Routing decision for one TLP header (combinational).
@@ -122,7 +126,7 @@ pub struct Router {
     be_ok: Signal<Local, Bit>,
     /// Where a global write goes.
     lookup: RouteLookup,
-    global_base_hi: Constant<Bits<24>>,
+    global_base_hi: Constant<Bits<22>>,
 }
 
 impl Default for Router {
@@ -217,11 +221,11 @@ impl Logic for Router {
         self.bar2_hit.next = self.is_n.val()
             && self.port.bar2_enable.val()
             && self.fmt.val().get_bit(0)
-            && (self.addr_hi.val().get_bits::<24>(8) == self.port.bar2_base_hi.val());
+            && (self.addr_hi.val().get_bits::<22>(10) == self.port.bar2_base_hi.val());
         self.is_global.next = self.bar2_hit.val()
             || (!self.is_n.val()
                 && self.fmt.val().get_bit(0)
-                && (self.addr_hi.val().get_bits::<24>(8) == self.global_base_hi.val()));
+                && (self.addr_hi.val().get_bits::<22>(10) == self.global_base_hi.val()));
         self.lookup.addr_hi.next = self.addr_hi.val();
         RouteConfig::link(&mut self.routes, &mut self.lookup.routes);
         self.lookup.ingress.next = bit_cast::<3, 2>(self.port.port_index.val());

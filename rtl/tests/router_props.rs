@@ -4,7 +4,7 @@
 
 use pcie_model::tlp::{AtomicOp, CfgType, MsgRouting};
 use pcie_model::{Addr, Bdf, CplStatus, Tag, Tlp};
-use peach2_regmap::address::{GLOBAL_BASE, GLOBAL_BASE_HI};
+use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE, GLOBAL_BASE_HI, MAX_NODES, NODE_SHIFT};
 use peach2_rtl::router::{RouteAction, Router};
 use peach2_rtl::rust_hdl::prelude::*;
 use proptest::prelude::*;
@@ -15,7 +15,7 @@ struct Cfg {
     port: u64,
     role_rc: bool,
     node_id: u64,
-    routes: [Option<u64>; 16],
+    routes: Vec<Option<u64>>,
     port_ready: u64,
     bar0_enable: bool,
     bar0_base: u64,
@@ -63,12 +63,12 @@ fn golden(t: &Tlp, c: &Cfg) -> Decision {
                 let atomic = matches!(kind, FetchAdd | Swap | Cas);
                 return (RouteAction::Forward, 4, atomic, false);
             }
-            let bar2_hit = is_n && c.bar2_enable && four_dw && addr >> 40 == c.bar2_hi;
-            let global = bar2_hit || (!is_n && four_dw && addr >> 40 == GLOBAL_BASE_HI);
+            let bar2_hit = is_n && c.bar2_enable && four_dw && addr >> BASE_SHIFT == c.bar2_hi;
+            let global = bar2_hit || (!is_n && four_dw && addr >> BASE_SHIFT == GLOBAL_BASE_HI);
             if !global || non_posted {
                 return unserved;
             }
-            let node = (addr >> 36) & 0xF;
+            let node = (addr >> NODE_SHIFT) & (MAX_NODES as u64 - 1);
             let target = (addr >> 33) & 7;
             let forward = |dest| (RouteAction::Forward, dest, false, bar2_hit);
             if node == c.node_id {
@@ -108,10 +108,11 @@ fn decide_bytes(r: &mut Router, bytes: &[u8], c: &Cfg) -> Decision {
     r.port.port_index.next = c.port.into();
     r.port.role_rc.next = c.role_rc;
     r.routes.node_id.next = c.node_id.into();
-    let table = c.routes.iter().enumerate().fold(0u64, |acc, (n, e)| {
-        acc | e.map_or(0, |p| (4 | p) << (3 * n))
-    });
-    r.routes.route_table.next = table.into();
+    let mut table = Bits::<192>::default();
+    for (n, e) in c.routes.iter().enumerate() {
+        table.set_bits::<3>(3 * n, e.map_or(0, |p| 4 | p).into());
+    }
+    r.routes.route_table.next = table;
     r.routes.port_ready.next = c.port_ready.into();
     r.port.bar0_enable.next = c.bar0_enable;
     r.port.bar0_base.next = c.bar0_base.into();
@@ -130,13 +131,13 @@ fn cfg() -> impl Strategy<Value = Cfg> {
     (
         0u64..4,
         any::<bool>(),
-        0u64..16,
-        proptest::array::uniform16(proptest::option::of(0u64..4)),
+        0..MAX_NODES as u64,
+        proptest::collection::vec(proptest::option::of(0u64..4), MAX_NODES),
         0u64..16,
         any::<bool>(),
         any::<u16>(),
         any::<bool>(),
-        1u64..0x100,
+        1u64..0x40,
     )
         .prop_map(
             |(port, role_rc, node_id, routes, port_ready, b0, bar0, b2, bar2_hi)| Cfg {
@@ -157,8 +158,8 @@ fn cfg() -> impl Strategy<Value = Cfg> {
 fn address(c: &Cfg, pick: u8, bits: u64) -> u64 {
     match pick % 5 {
         0 => (c.bar0_base << 16) | (bits & 0xFFFC),
-        1 => (c.bar2_hi << 40) | (bits & 0xFF_FFFF_FFFC),
-        2 => GLOBAL_BASE | (bits & 0xFF_FFFF_FFFC),
+        1 => (c.bar2_hi << BASE_SHIFT) | (bits & (GLOBAL_BASE - 4)),
+        2 => GLOBAL_BASE | (bits & (GLOBAL_BASE - 4)),
         3 => bits & 0xFFFF_FFFC,
         _ => bits & !3,
     }

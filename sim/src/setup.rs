@@ -9,6 +9,7 @@ use crate::error::SimError;
 use crate::node::Node;
 use pcie_model::requester::{RequestHandle, RequestOutcome};
 use pcie_model::root_complex::RootComplex;
+use pcie_model::tlp::Bdf;
 use peach2_regmap::address::Target;
 use peach2_regmap::csr::{
     port_reg, port_status, route, target_lo, Port, NODE_ID, PORT_STATUS, ROUTE_VALID, TARGET_ENABLE,
@@ -37,30 +38,46 @@ pub fn run_until(
     Ok(())
 }
 
+/// The root-complex port through which node `n`'s host enumerates its device `i` (0: the
+/// chip, 1..: the GPUs).
+fn enumerating_port(c: &mut Cluster, n: usize, i: usize) -> &mut RootComplex {
+    let h = &mut c.nodes[n].host;
+    if i == 0 {
+        h.cpu()
+    } else {
+        h.gpu_cpu()
+    }
+}
+
+/// Every host enumerates its chip, then its GPUs one by one; the hosts are independent,
+/// so they all do it at once (bring-up then takes the same time for 2 nodes as for 64).
 fn enumerate(c: &mut Cluster) -> Result<(), SimError> {
-    for n in 0..c.nodes.len() {
-        let targets: Vec<_> = std::iter::once(CHIP_BDF)
-            .chain(c.nodes[n].host.gpus.iter().map(|g| g.bdf))
-            .collect();
-        for (i, bdf) in targets.into_iter().enumerate() {
-            fn port(c: &mut Cluster, n: usize, i: usize) -> &mut RootComplex {
-                let h = &mut c.nodes[n].host;
-                if i == 0 {
-                    h.cpu()
-                } else {
-                    h.gpu_cpu()
+    let devices = 1 + c.nodes.iter().map(|n| n.host.gpus.len()).max().unwrap_or(0);
+    for i in 0..devices {
+        let targets: Vec<(usize, Bdf)> = (0..c.nodes.len())
+            .filter_map(|n| {
+                let host = &c.nodes[n].host;
+                match i {
+                    0 => Some((n, CHIP_BDF)),
+                    _ => host.gpus.get(i - 1).map(|g| (n, g.bdf)),
                 }
-            }
-            port(c, n, i)
+            })
+            .collect();
+        for &(n, bdf) in &targets {
+            enumerating_port(c, n, i)
                 .start_enumeration(bdf)
                 .map_err(|e| SimError::BringUp(e.to_string()))?;
-            run_until(c, 20_000, "enumeration", |c| {
-                Ok(port(c, n, i).enumeration_result().is_some())
-            })?;
-            let dev = port(c, n, i).enumeration_result().cloned();
+        }
+        run_until(c, 20_000, "enumeration", |c| {
+            Ok(targets
+                .iter()
+                .all(|&(n, _)| enumerating_port(c, n, i).enumeration_result().is_some()))
+        })?;
+        for &(n, bdf) in &targets {
+            let dev = enumerating_port(c, n, i).enumeration_result().cloned();
             let node = &mut c.nodes[n];
             let dev = match dev {
-                Some(Ok(d)) => d.clone(),
+                Some(Ok(d)) => d,
                 other => {
                     return Err(SimError::BringUp(format!(
                         "{}: enumeration of {bdf}: {other:?}",

@@ -15,7 +15,7 @@ use pcie_model::beats::{tlp_from_beats, to_beats, Beat};
 use pcie_model::completion::{build_completions, error_completion, CompletionRules};
 use pcie_model::limits::{MaxPayloadSize, Rcb};
 use pcie_model::tlp::{Addr, Bdf, CfgType, CplStatus, Tag, Tlp, TlpKind};
-use peach2_regmap::address::{GlobalAddr, Target};
+use peach2_regmap::address::{GlobalAddr, Target, GLOBAL_SIZE, MAX_NODES};
 use peach2_regmap::config::{BAR0, BAR2_HI, BAR2_LO, COMMAND, COMMAND_BUS_MASTER, COMMAND_MEMORY};
 use peach2_regmap::csr::{route, target_ctrl, target_hi, target_lo, Port, NODE_ID, ROUTE_VALID};
 use peach2_regmap::dma::{
@@ -103,7 +103,7 @@ pub fn setup_tlps() -> Vec<Tlp> {
         cfg_write(COMMAND, COMMAND_MEMORY | COMMAND_BUS_MASTER),
         csr_write(NODE_ID, 3),
     ];
-    for node in 0..16u32 {
+    for node in 0..MAX_NODES as u32 {
         setup.push(csr_write(route(node), ROUTE_VALID | (node % 4)));
     }
     for t in 0..5u32 {
@@ -321,7 +321,7 @@ impl RandomStimulus {
             // Writes into the global space (BAR2 at N, global addresses elsewhere).
             0..=3 => {
                 let addr = if port == Port::N {
-                    BAR2_BASE + (global & ((1 << 40) - 1))
+                    BAR2_BASE + (global & (GLOBAL_SIZE - 1))
                 } else {
                     global
                 };
@@ -330,7 +330,8 @@ impl RandomStimulus {
             // CSR accesses through BAR0.
             4 => {
                 let off = if r.chance(0.3) {
-                    u64::from(notify::BAR0_BASE) + 4 * r.below(u64::from(notify::DWS) - 4)
+                    // 16-byte aligned, so that up to 4 DWs stay inside a 4 KiB page.
+                    u64::from(notify::BAR0_BASE) + 16 * r.below(u64::from(notify::DWS) / 4)
                 } else {
                     r.below(0x3fc) * 4
                 };

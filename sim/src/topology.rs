@@ -168,8 +168,8 @@ fn ring(n: usize, offset: usize, name: &str, s_role: SRole) -> (Vec<NodeSpec>, V
 }
 
 impl Topology {
-    /// A preset: `ringN` (N nodes cabled E to W in a ring, N from 2 to 16: the chip's
-    /// global address has room for 16 nodes), or `2xN` (two N-rings, N from 2 to 8, node
+    /// A preset: `ringN` (N nodes cabled E to W in a ring, N from 2 to 64: the chip's
+    /// global address has room for 64 nodes), or `2xN` (two N-rings, N from 2 to 32, node
     /// i of ring A cabled S to S with node i of ring B; ring A's S ports are root
     /// complexes; `2x8` is the 16-node group of HA-PACS/TCA).
     pub fn preset(name: &str) -> Result<Self, SimError> {

@@ -79,3 +79,31 @@ fn every_ring_preset_delivers_neighbor_and_farthest_traffic() {
         run_checked(&mut c, fl, 100_000);
     }
 }
+
+/// The largest presets the global address allows (64 nodes, four times the real 16-node
+/// group): on the ring every node writes to every other, so every `ROUTE` entry and node
+/// id is used, over up to 63 hops; on the two rings, one node to all and all to one.
+#[test]
+fn sixty_four_nodes_carry_all_to_all_between_every_pair() {
+    for preset in ["ring64", "2x32"] {
+        let topo = Topology::preset(preset).unwrap().with_dateline().unwrap();
+        let mut c = Cluster::new(topo, Backend::Verilated).unwrap();
+        bring_up(&mut c).unwrap();
+        // ring64: the dateline sends node 0 the long way round to its W neighbour;
+        // 2x32: S to node 32, then the 31 cables of ring B that are not its wrap-around.
+        let far = if preset == "ring64" { 63 } else { 32 };
+        assert_eq!(c.topology.hops(0, 63).unwrap(), Some(far), "{preset}");
+        let fl: Vec<Flow> = if preset == "ring64" {
+            flows(Kind::AllToAll, 64, 64, Some(1))
+        } else {
+            // From node 0 to every node and from every node to node 63.
+            (1..64)
+                .map(|d| Flow::new(0, d, Target::Host, 64, Some(1)))
+                .chain((0..63).map(|s| Flow::new(s, 63, Target::Gpu(0), 64, Some(1))))
+                .collect()
+        };
+        let want = fl.len() as u64;
+        let t = run_checked(&mut c, fl, 400_000);
+        assert_eq!(t.summary.chunks_delivered, want, "{preset}");
+    }
+}

@@ -66,7 +66,7 @@ fn delivered(c: &mut Cluster) -> Vec<(usize, Vec<u8>)> {
 fn host_addr(p: Port, dst: u8, offset: u64) -> u64 {
     let g = GlobalAddr::new(dst, Target::Host, offset).unwrap().to_u64();
     if p == Port::N {
-        BAR2_BASE + (g & ((1 << 40) - 1))
+        BAR2_BASE + (g & (peach2_regmap::address::GLOBAL_SIZE - 1))
     } else {
         g
     }

@@ -87,7 +87,7 @@ pub struct RootComplexConfig {
 impl Default for RootComplexConfig {
     /// A host like an HA-PACS/TCA node (Xeon E5 v2) on a 250 MHz clock:
     /// - 64 GiB of host memory: 3 GiB below the 32-bit MMIO hole, 61 GiB from 4 GiB up;
-    ///   BAR windows 0xC000_0000 + 1 GiB (32-bit) and 0x3800_0000_0000 + 1 TiB
+    ///   BAR windows 0xC000_0000 + 1 GiB (32-bit) and 0x3800_0000_0000 + 4 TiB
     ///   (64-bit), where Intel firmware puts them;
     /// - reads: 300 ns (75 cycles) from request to first data inside the root complex, an
     ///   estimate to be calibrated; 16 B/cycle (4 GB/s) so that memory is not the
@@ -125,7 +125,7 @@ impl Default for RootComplexConfig {
             },
             mmio64: AddressRange {
                 base: 0x3800_0000_0000,
-                size: 1 << 40,
+                size: 4 << 40,
             },
         }
     }

@@ -5,6 +5,7 @@
 
 use super::bus::{dw_index as at, CsrTarget, ADDR_BITS};
 use super::counters::PORT_COUNTERS;
+use peach2_regmap::address::MAX_NODES;
 use peach2_regmap::csr::{
     port_reg, route, target_ctrl, target_hi, target_lo, Port, CPL_UNEXPECTED, ID, NODE_ID,
     PORT_BYTES_IN, PORT_CONFIG, PORT_STATUS, PORT_UR_SENT, ROUTE_VALID, SCRATCH, TARGET_ENABLE,
@@ -17,8 +18,11 @@ use rust_hdl::prelude::*;
 const _: () = assert!(ROUTE_VALID == 1 << 31 && TARGET_ENABLE == 1);
 const _: () = assert!(PORT_BYTES_IN == PORT_STATUS + 8 && PORT_UR_SENT == PORT_STATUS + 28);
 
-/// Routing table entries (`ROUTE[0..15]`).
-const NODES: usize = 16;
+/// Routing table entries (`ROUTE[0..63]`).
+const NODES: usize = MAX_NODES;
+// `ROUTE[n]` is DW index 0x40 + n: address bits 13:6 say an access is to the table (the
+// literal 1 below) and bits 5:0 which entry; `NODE_ID` is 6 bits.
+const _: () = assert!(route(0) / 4 == 1 << 6 && NODES == 64);
 /// Counters of all four ports.
 const COUNTERS: usize = 4 * PORT_COUNTERS;
 
@@ -35,9 +39,9 @@ pub struct CsrRegs {
     /// BAR0 accesses.
     pub csr: CsrTarget,
     /// `NODE_ID`.
-    pub node_id: Signal<Out, Bits<4>>,
-    /// `ROUTE[0..15]` packed: entry n in bits 3n+2..3n (valid, port).
-    pub route_table: Signal<Out, Bits<48>>,
+    pub node_id: Signal<Out, Bits<6>>,
+    /// `ROUTE[0..63]` packed: entry n in bits 3n+2..3n (valid, port).
+    pub route_table: Signal<Out, Bits<192>>,
     /// `TARGET_HI:TARGET_LO` per target.
     pub target_base: [Signal<Out, Bits<64>>; TARGETS],
     /// `TARGET_CTRL` enable bits, bit t for target t.
@@ -51,11 +55,11 @@ pub struct CsrRegs {
     /// Pulse: a completion matched no outstanding request.
     pub cpl_unexpected: Signal<In, Bit>,
     /// `NODE_ID`.
-    node: DFF<Bits<4>>,
+    node: DFF<Bits<6>>,
     /// `SCRATCH`.
     scratch: DFF<Bits<32>>,
-    /// `ROUTE[0..15]`, packed as `route_table`.
-    route: DFF<Bits<48>>,
+    /// `ROUTE[0..63]`, packed as `route_table`.
+    route: DFF<Bits<192>>,
     /// `TARGET_HI:TARGET_LO` per target.
     target: [DFF<Bits<64>>; TARGETS],
     /// `TARGET_CTRL` enable bits.
@@ -65,7 +69,9 @@ pub struct CsrRegs {
     /// `NODE_ID` after the write's enabled bytes.
     node_merged: Signal<Local, Bits<32>>,
     /// `route` after this cycle's write.
-    route_next: Signal<Local, Bits<48>>,
+    route_next: Signal<Local, Bits<192>>,
+    /// The write is to a `ROUTE` register.
+    wr_route_hit: Signal<Local, Bit>,
     /// The write's enabled bytes, as the low half of a 64-bit register.
     wmask_lo: Signal<Local, Bits<64>>,
     /// The same, as the high half.
@@ -87,7 +93,6 @@ pub struct CsrRegs {
     at_node: Constant<Bits<ADDR_BITS>>,
     at_scratch: Constant<Bits<ADDR_BITS>>,
     at_unexpected: Constant<Bits<ADDR_BITS>>,
-    at_route: [Constant<Bits<ADDR_BITS>>; NODES],
     at_target_lo: [Constant<Bits<ADDR_BITS>>; TARGETS],
     at_target_hi: [Constant<Bits<ADDR_BITS>>; TARGETS],
     at_target_ctrl: [Constant<Bits<ADDR_BITS>>; TARGETS],
@@ -125,6 +130,7 @@ impl Default for CsrRegs {
             wr_data64: Default::default(),
             rd_route: Default::default(),
             rd_route_hit: Default::default(),
+            wr_route_hit: Default::default(),
             rd_ctrl: Default::default(),
             rd_ctrl_hit: Default::default(),
             id_value: Constant::new(u64::from(ID_VALUE).into()),
@@ -134,7 +140,6 @@ impl Default for CsrRegs {
             at_node: at(NODE_ID),
             at_scratch: at(SCRATCH),
             at_unexpected: at(CPL_UNEXPECTED),
-            at_route: array_init::array_init(|n| at(route(n as u32))),
             at_target_lo: array_init::array_init(|t| at(target_lo(t as u32))),
             at_target_hi: array_init::array_init(|t| at(target_hi(t as u32))),
             at_target_ctrl: array_init::array_init(|t| at(target_ctrl(t as u32))),
@@ -167,13 +172,14 @@ impl Logic for CsrRegs {
         self.wr_data64.next = bit_cast::<64, 32>(self.csr.wr_data.val())
             | (bit_cast::<64, 32>(self.csr.wr_data.val()) << 32);
 
-        self.node_merged.next = (bit_cast::<32, 4>(self.node.q.val()) & !self.csr.wr_mask.val())
+        self.node_merged.next = (bit_cast::<32, 6>(self.node.q.val()) & !self.csr.wr_mask.val())
             | (self.csr.wr_data.val() & self.csr.wr_mask.val());
         self.route_next.next = self.route.q.val();
+        self.wr_route_hit.next = self.csr.wr_addr.val().get_bits::<8>(6) == 1;
 
         if self.csr.wr_en.val() {
             if self.csr.wr_addr.val() == self.at_node.val() {
-                self.node.d.next = self.node_merged.val().get_bits::<4>(0);
+                self.node.d.next = self.node_merged.val().get_bits::<6>(0);
             }
             if self.csr.wr_addr.val() == self.at_scratch.val() {
                 self.scratch.d.next = (self.scratch.q.val() & !self.csr.wr_mask.val())
@@ -181,7 +187,8 @@ impl Logic for CsrRegs {
             }
             for n in 0..NODES {
                 // ROUTE[n]: valid is bit 31 (byte 3), port bits 1:0 (byte 0).
-                if self.csr.wr_addr.val() == self.at_route[n].val() {
+                if self.wr_route_hit.val() && (self.csr.wr_addr.val().get_bits::<6>(0).index() == n)
+                {
                     if self.csr.wr_be.val().get_bit(0) {
                         self.route_next.next = self
                             .route_next
@@ -230,17 +237,16 @@ impl Logic for CsrRegs {
             self.csr.rd_data.next = self.version_value.val();
         }
         if self.csr.rd_addr.val() == self.at_node.val() {
-            self.csr.rd_data.next = bit_cast::<32, 4>(self.node.q.val());
+            self.csr.rd_data.next = bit_cast::<32, 6>(self.node.q.val());
         }
         if self.csr.rd_addr.val() == self.at_scratch.val() {
             self.csr.rd_data.next = self.scratch.q.val();
         }
         self.rd_route.next = 0.into();
-        self.rd_route_hit.next = false;
+        self.rd_route_hit.next = self.csr.rd_addr.val().get_bits::<8>(6) == 1;
         for n in 0..NODES {
-            if self.csr.rd_addr.val() == self.at_route[n].val() {
+            if self.csr.rd_addr.val().get_bits::<6>(0).index() == n {
                 self.rd_route.next = self.route.q.val().get_bits::<3>(3 * n);
-                self.rd_route_hit.next = true;
             }
         }
         if self.rd_route_hit.val() {

@@ -5,6 +5,7 @@ use super::bus::CsrTarget;
 use super::dma_regs::DmaRegs;
 use super::regs::CsrRegs;
 use crate::harness::Stepper;
+use peach2_regmap::address::MAX_NODES;
 use peach2_regmap::csr::*;
 use rust_hdl::prelude::*;
 
@@ -77,8 +78,8 @@ fn identity_and_scratch_follow_the_map() {
     write(&mut s, SCRATCH, 0x1122_3344, 0b0101);
     assert_eq!(read(&mut s, SCRATCH), 0xDE22_BE44, "byte enables honoured");
     write(&mut s, NODE_ID, 0xFFFF_FFF9, 0xF);
-    assert_eq!(read(&mut s, NODE_ID), 9);
-    assert_eq!(s.uut.node_id.val().to_u64(), 9);
+    assert_eq!(read(&mut s, NODE_ID), 0x39, "six bits");
+    assert_eq!(s.uut.node_id.val().to_u64(), 0x39);
     write(&mut s, ID, 0, 0xF);
     assert_eq!(read(&mut s, ID), ID_VALUE, "ID is read-only");
     assert_eq!(read(&mut s, 0x7FFC), 0, "unmapped reads 0");
@@ -87,14 +88,14 @@ fn identity_and_scratch_follow_the_map() {
 #[test]
 fn route_table_and_targets_follow_the_map() {
     let mut s = regs();
-    for n in 0..16u32 {
+    for n in 0..MAX_NODES as u32 {
         if n % 3 != 0 {
             write(&mut s, route(n), ROUTE_VALID | (n % 4), 0xF);
         }
     }
-    let table = s.uut.route_table.val().to_u64();
-    for n in 0..16u32 {
-        let entry = (table >> (3 * n)) & 7;
+    let table = s.uut.route_table.val();
+    for n in 0..MAX_NODES as u32 {
+        let entry = table.get_bits::<3>(3 * n as usize).to_u64();
         let want = if n % 3 != 0 { 4 | u64::from(n % 4) } else { 0 };
         assert_eq!(entry, want, "entry {n}");
         let r = read(&mut s, route(n));

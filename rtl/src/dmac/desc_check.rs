@@ -80,7 +80,7 @@ impl Logic for DescCheck {
             self.cause.next = 10.into();
         } else if self.len.val() > 0x100_0000 {
             self.cause.next = 4.into();
-        } else if !self.immediate.val() && (self.src.val().get_bits::<24>(40) == 1) {
+        } else if !self.immediate.val() && (self.src.val().get_bits::<22>(42) == 1) {
             self.cause.next = 8.into();
         } else if !self.dst_ok.val() || (self.flags.val().get_bit(2) && !self.rx_ok.val()) {
             self.cause.next = 9.into();

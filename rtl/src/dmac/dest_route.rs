@@ -9,7 +9,10 @@
 use crate::route_lookup::RouteLookup;
 use crate::router::RouteConfig;
 use crate::stream::PORT_INTERNAL;
-use peach2_regmap::address::GLOBAL_BASE_HI;
+use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
+
+// The global space's base is address bits 63:42.
+const _: () = assert!(BASE_SHIFT == 42);
 use rust_hdl::prelude::*;
 
 const _: () = assert!(PORT_INTERNAL == 4);
@@ -28,7 +31,7 @@ pub struct DestRoute {
     /// The address can be routed.
     pub ok: Signal<Out, Bit>,
     lookup: RouteLookup,
-    global_base_hi: Constant<Bits<24>>,
+    global_base_hi: Constant<Bits<22>>,
 }
 
 impl Default for DestRoute {
@@ -55,7 +58,7 @@ impl Logic for DestRoute {
         self.lookup.internal_ok.next = self.one_dw.val();
         self.dest.next = 0.into();
         self.ok.next = true;
-        if self.addr.val().get_bits::<24>(40) == self.global_base_hi.val() {
+        if self.addr.val().get_bits::<22>(42) == self.global_base_hi.val() {
             self.ok.next = self.lookup.ok.val();
             self.dest.next = self.lookup.dest.val();
         }

@@ -13,15 +13,17 @@
 
 use crate::csr::bus::CsrBus;
 use crate::stream::{TlpSink, TlpSource};
-use peach2_regmap::address::GLOBAL_BASE_HI;
+use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
 use peach2_regmap::{dma, notify};
 use rust_hdl::prelude::*;
 
 // The internal window's decode below: descriptors at offsets below 2^15 (BAR0 DW 0x2000),
-// the notification store in the 4 KiB from 8 << 12 (BAR0 DW 0x1000).
+// the notification store in the 16 KiB from 2 << 14 (BAR0 DW 0x1000); the global space's
+// base is address bits 63:42.
 const _: () = assert!(dma::DESC_COUNT * dma::DESC_BYTES == 1 << 15);
 const _: () = assert!(dma::DESC_BASE == 0x2000 * 4);
-const _: () = assert!(notify::INTERNAL_BASE == 8 << 12 && notify::DWS * 4 == 1 << 12);
+const _: () = assert!(notify::INTERNAL_BASE == 2 << 14 && notify::DWS * 4 == 1 << 14);
+const _: () = assert!(BASE_SHIFT == 42);
 const _: () = assert!(notify::BAR0_BASE == 0x1000 * 4);
 
 /// Completer state.
@@ -111,7 +113,7 @@ pub struct InternalCompleter {
     cpl_dw0: Signal<Local, Bits<32>>,
     cpl_dw1: Signal<Local, Bits<32>>,
     cpl_dw2: Signal<Local, Bits<32>>,
-    global_base_hi: Constant<Bits<24>>,
+    global_base_hi: Constant<Bits<22>>,
 }
 
 impl Default for InternalCompleter {
@@ -189,13 +191,13 @@ impl Logic for InternalCompleter {
         if self.in_fmt.val().get_bit(0) {
             self.in_addr_lo.next = self.from_xbar.data.val().get_bits::<32>(96);
             self.in_global.next =
-                self.from_xbar.data.val().get_bits::<24>(72) == self.global_base_hi.val();
+                self.from_xbar.data.val().get_bits::<22>(74) == self.global_base_hi.val();
         }
-        // Offset bits 32:15 zero: descriptors; bits 32:12 = 8: the notification store.
+        // Offset bits 32:15 zero: descriptors; bits 32:14 = 2: the notification store.
         self.in_desc.next = !self.from_xbar.data.val().get_bit(64)
             && (self.in_addr_lo.val().get_bits::<17>(15) == 0);
         self.in_notify.next = !self.from_xbar.data.val().get_bit(64)
-            && (self.in_addr_lo.val().get_bits::<20>(12) == 8);
+            && (self.in_addr_lo.val().get_bits::<18>(14) == 2);
         self.in_len.next = bit_cast::<11, 10>(self.from_xbar.data.val().get_bits::<10>(0));
         if self.from_xbar.data.val().get_bits::<10>(0) == 0 {
             self.in_len.next = 1024.into();
@@ -331,7 +333,7 @@ impl Logic for InternalCompleter {
                                         | 0x2000;
                             } else if self.in_notify.val() {
                                 self.dw_addr.d.next =
-                                    bit_cast::<14, 10>(self.in_addr_lo.val().get_bits::<10>(2))
+                                    bit_cast::<14, 12>(self.in_addr_lo.val().get_bits::<12>(2))
                                         | 0x1000;
                             } else {
                                 self.state.d.next = CompleterState::Drain;

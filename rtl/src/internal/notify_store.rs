@@ -13,10 +13,10 @@ use peach2_regmap::notify;
 use rust_hdl::prelude::*;
 
 /// Address bits of an entry.
-const INDEX_BITS: usize = 10;
-// The decode below: the store is 2^10 DWs at BAR0 DW index 4 << 10 (0x4000).
+const INDEX_BITS: usize = 12;
+// The decode below: the store is 2^12 DWs at BAR0 DW index 1 << 12 (0x4000).
 const _: () = assert!(notify::DWS == 1 << INDEX_BITS);
-const _: () = assert!(notify::BAR0_BASE == 4 << (INDEX_BITS + 2));
+const _: () = assert!(notify::BAR0_BASE == 1 << (INDEX_BITS + 2));
 
 /// The notification store.
 #[derive(LogicBlock, Default)]
@@ -33,14 +33,14 @@ impl Logic for NotifyStore {
     fn update(&mut self) {
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
-        self.ram.read_address.next = self.csr.rd_addr.val().get_bits::<10>(0);
-        self.ram.write_address.next = self.csr.wr_addr.val().get_bits::<10>(0);
+        self.ram.read_address.next = self.csr.rd_addr.val().get_bits::<12>(0);
+        self.ram.write_address.next = self.csr.wr_addr.val().get_bits::<12>(0);
         self.ram.write_data.next = self.csr.wr_data.val();
         self.ram.write_enable.next = self.csr.wr_en.val()
-            && (self.csr.wr_addr.val().get_bits::<4>(10) == 4)
+            && (self.csr.wr_addr.val().get_bits::<2>(12) == 1)
             && (self.csr.wr_be.val() == 0xF);
         self.csr.rd_data.next = 0.into();
-        if self.csr.rd_addr.val().get_bits::<4>(10) == 4 {
+        if self.csr.rd_addr.val().get_bits::<2>(12) == 1 {
             self.csr.rd_data.next = self.ram.read_data.val();
         }
     }

@@ -24,12 +24,15 @@
 
 use super::cfg_tlp::{cfg_dw2, CFG_RD0_DW0, CFG_WR0_DW0, STATUS_CRS, STATUS_SC, STATUS_UR};
 use crate::stream::TlpSource;
-use peach2_regmap::address::GLOBAL_BASE;
+use peach2_regmap::address::{GLOBAL_BASE, NODE_BITS};
 use peach2_regmap::config::{
     LinkError, LinkState, BAR2_HI, BAR2_LO, COMMAND, COMMAND_BUS_MASTER, COMMAND_MEMORY, DEVICE_ID,
-    PARTNER_BUS, PARTNER_INFO, PARTNER_VALID, PORT_INFO, VENDOR_DEVICE, VENDOR_ID,
+    INFO_PORT_SHIFT, PARTNER_BUS, PARTNER_INFO, PARTNER_VALID, PORT_INFO, VENDOR_DEVICE, VENDOR_ID,
 };
 use rust_hdl::prelude::*;
+
+// `PORT_INFO` and `PARTNER_INFO`: the node id in bits 5:0, the port in bits 9:8.
+const _: () = assert!(NODE_BITS == 6 && INFO_PORT_SHIFT == 8);
 
 /// The step of the bring-up sequence (one per config request, then the outcome).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -90,7 +93,7 @@ pub struct BringUp {
     /// Downstream: the config requests, one beat each.
     pub tx: TlpSource,
     /// This node's id (written to the partner's `PARTNER_INFO`).
-    pub node_id: Signal<In, Bits<4>>,
+    pub node_id: Signal<In, Bits<6>>,
     /// This port's index (written to the partner's `PARTNER_INFO`).
     pub port_index: Signal<In, Bits<2>>,
     /// The port the partner must be.
@@ -107,7 +110,7 @@ pub struct BringUp {
     /// completion, PCIe 2.0 §2.3.2); it is dropped and counted in `DROPS`.
     pub unexpected: Signal<Out, Bit>,
     /// Partner's node id, from its `PORT_INFO`.
-    pub partner_node: Signal<Out, Bits<4>>,
+    pub partner_node: Signal<Out, Bits<6>>,
     /// Partner's port, from its `PORT_INFO`.
     pub partner_port: Signal<Out, Bits<2>>,
     /// The partner's `PORT_INFO` was read.
@@ -120,7 +123,7 @@ pub struct BringUp {
     tag: DFF<Bits<8>>,
     timer: DFF<Bits<32>>,
     err: DFF<Bits<4>>,
-    p_node: DFF<Bits<4>>,
+    p_node: DFF<Bits<6>>,
     p_port: DFF<Bits<2>>,
     p_valid: DFF<Bit>,
     active: Signal<Local, Bit>,
@@ -277,8 +280,8 @@ impl Logic for BringUp {
             }
             Step::WritePartnerInfo => {
                 self.req_dw2.next = self.to_partner_info.val();
-                self.wvalue.next = bit_cast::<32, 4>(self.node_id.val())
-                    | (bit_cast::<32, 2>(self.port_index.val()) << 4)
+                self.wvalue.next = bit_cast::<32, 6>(self.node_id.val())
+                    | (bit_cast::<32, 2>(self.port_index.val()) << 8)
                     | self.partner_valid_bit.val();
                 self.next_step.next = Step::WriteCommand;
             }
@@ -377,10 +380,10 @@ impl Logic for BringUp {
                     self.err.d.next = self.e_not_peach2.val();
                 }
                 if (self.step.q.val() == Step::ReadPortInfo) && self.cpl_has_data.val() {
-                    self.p_node.d.next = self.cpl_value.val().get_bits::<4>(0);
-                    self.p_port.d.next = self.cpl_value.val().get_bits::<2>(4);
+                    self.p_node.d.next = self.cpl_value.val().get_bits::<6>(0);
+                    self.p_port.d.next = self.cpl_value.val().get_bits::<2>(8);
                     self.p_valid.d.next = true;
-                    if self.cpl_value.val().get_bits::<2>(4) != self.expected_partner.val() {
+                    if self.cpl_value.val().get_bits::<2>(8) != self.expected_partner.val() {
                         self.step.d.next = Step::Failed;
                         self.err.d.next = self.e_wrong_port.val();
                     }

@@ -5,7 +5,7 @@
 //! 0 and ignore writes; read-only bits keep their value under writes; writes honour
 //! `first_be` byte by byte. BARs follow the sizing protocol: BAR0 (32-bit, 64 KiB,
 //! non-prefetchable) reads back `0xFFFF_0000` after an all-ones write, BAR2 (64-bit
-//! prefetchable, 1 TiB) `0x0000_000C` / `0xFFFF_FF00`.
+//! prefetchable, 4 TiB) `0x0000_000C` / `0xFFFF_FC00`.
 //!
 //! Each request is answered by one completion, kept in a one-beat slot until `tx` takes
 //! it; `req_ready` is low while the slot is full. A CfgRd0 gets a CplD, a CfgWr0 a Cpl,
@@ -22,9 +22,11 @@
 
 use super::cfg_tlp::{CFG_BYTE_COUNT, CPLD_DW0, CPL_DW0, STATUS_SC, STATUS_UR, TYPE_CFG0};
 use crate::stream::TlpSource;
+use peach2_regmap::address::NODE_BITS;
 use peach2_regmap::config::{
     BAR0, BAR2_HI, BAR2_LO, BAR2_SIZE_LOG2, CLASS_REVISION, COMMAND, DEVICE_CONTROL, DEVICE_ID,
-    MAX_PAYLOAD_BYTES, PARTNER_INFO, PCIE_CAP, PORT_INFO, VENDOR_DEVICE, VENDOR_ID, VSEC_CAP,
+    INFO_PORT_SHIFT, MAX_PAYLOAD_BYTES, PARTNER_INFO, PCIE_CAP, PORT_INFO, VENDOR_DEVICE,
+    VENDOR_ID, VSEC_CAP,
 };
 use peach2_regmap::csr::BAR0_SIZE;
 use rust_hdl::prelude::*;
@@ -59,7 +61,9 @@ const MRRS_DEFAULT: u64 = 0b010;
 
 // The stored BAR widths follow from the BAR sizes.
 const _: () = assert!(BAR0_SIZE == 1 << 16, "BAR0 keeps address bits 31:16");
-const _: () = assert!(BAR2_SIZE_LOG2 == 40, "BAR2 keeps address bits 63:40");
+const _: () = assert!(BAR2_SIZE_LOG2 == 42, "BAR2 keeps address bits 63:42");
+// `PORT_INFO` and `PARTNER_INFO`: the node id in bits 5:0, the port in bits 9:8.
+const _: () = assert!(NODE_BITS == 6 && INFO_PORT_SHIFT == 8);
 
 /// DW register number of a byte offset (the 10 bits ext reg : reg of a config request).
 fn reg(offset: u16) -> Constant<Bits<10>> {
@@ -89,9 +93,9 @@ pub struct CfgSpace {
     pub tx: TlpSource,
     /// The port plays the root-complex role: answer UR, keep reset values.
     pub role_rc: Signal<In, Bit>,
-    /// This node's id (`PORT_INFO` bits 3:0).
-    pub node_id: Signal<In, Bits<4>>,
-    /// This port's index (`PORT_INFO` bits 5:4).
+    /// This node's id (`PORT_INFO` bits 5:0).
+    pub node_id: Signal<In, Bits<6>>,
+    /// This port's index (`PORT_INFO` bits 9:8).
     pub port_index: Signal<In, Bits<2>>,
     /// Captured bus/dev/fn.
     pub device_id: Signal<Out, Bits<16>>,
@@ -101,11 +105,11 @@ pub struct CfgSpace {
     pub bus_master: Signal<Out, Bit>,
     /// BAR0 base address (bits 15:0 zero).
     pub bar0_base: Signal<Out, Bits<32>>,
-    /// BAR2 base address bits 63:40.
-    pub bar2_base_hi: Signal<Out, Bits<24>>,
-    /// `PARTNER_INFO` bits 3:0.
-    pub partner_node: Signal<Out, Bits<4>>,
-    /// `PARTNER_INFO` bits 5:4.
+    /// BAR2 base address bits 63:42.
+    pub bar2_base_hi: Signal<Out, Bits<22>>,
+    /// `PARTNER_INFO` bits 5:0.
+    pub partner_node: Signal<Out, Bits<6>>,
+    /// `PARTNER_INFO` bits 9:8.
     pub partner_port: Signal<Out, Bits<2>>,
     /// `PARTNER_INFO` bit 31.
     pub partner_valid: Signal<Out, Bit>,
@@ -118,10 +122,13 @@ pub struct CfgSpace {
     mem_en: DFF<Bit>,
     bus_master_en: DFF<Bit>,
     bar0: DFF<Bits<16>>,
-    bar2_hi: DFF<Bits<24>>,
+    bar2_hi: DFF<Bits<22>>,
     mps: DFF<Bits<3>>,
     mrrs: DFF<Bits<3>>,
+    /// `PARTNER_INFO`'s node.
     partner: DFF<Bits<6>>,
+    /// `PARTNER_INFO`'s port.
+    partner_p: DFF<Bits<2>>,
     partner_ok: DFF<Bit>,
     dev_id: DFF<Bits<16>>,
     ans_valid: DFF<Bit>,
@@ -216,6 +223,7 @@ impl Default for CfgSpace {
             mps: Default::default(),
             mrrs: Default::default(),
             partner: Default::default(),
+            partner_p: Default::default(),
             partner_ok: Default::default(),
             dev_id: Default::default(),
             ans_valid: Default::default(),
@@ -294,6 +302,7 @@ impl Logic for CfgSpace {
             mps,
             mrrs,
             partner,
+            partner_p,
             partner_ok,
             dev_id,
             ans_valid,
@@ -337,7 +346,7 @@ impl Logic for CfgSpace {
             self.rdata.next = self.v_bar2_lo.val();
         }
         if self.index.val() == self.r_bar2_hi.val() {
-            self.rdata.next = bit_cast::<32, 24>(self.bar2_hi.q.val()) << 8;
+            self.rdata.next = bit_cast::<32, 22>(self.bar2_hi.q.val()) << 10;
         }
         if self.index.val() == self.r_subsystem.val() {
             self.rdata.next = self.v_identity.val();
@@ -365,11 +374,12 @@ impl Logic for CfgSpace {
             self.rdata.next = self.v_vsec.val();
         }
         if self.index.val() == self.r_port_info.val() {
-            self.rdata.next = bit_cast::<32, 4>(self.node_id.val())
-                | (bit_cast::<32, 2>(self.port_index.val()) << 4);
+            self.rdata.next = bit_cast::<32, 6>(self.node_id.val())
+                | (bit_cast::<32, 2>(self.port_index.val()) << 8);
         }
         if self.index.val() == self.r_partner_info.val() {
             self.rdata.next = bit_cast::<32, 6>(self.partner.q.val())
+                | (bit_cast::<32, 2>(self.partner_p.q.val()) << 8)
                 | (bit_cast::<32, 1>(self.partner_ok.q.val().into()) << 31);
         }
 
@@ -410,7 +420,7 @@ impl Logic for CfgSpace {
                 self.bar0.d.next = self.merged.val().get_bits::<16>(16);
             }
             if self.index.val() == self.r_bar2_hi.val() {
-                self.bar2_hi.d.next = self.merged.val().get_bits::<24>(8);
+                self.bar2_hi.d.next = self.merged.val().get_bits::<22>(10);
             }
             if self.index.val() == self.r_device_control.val() {
                 self.mps.d.next = self.merged.val().get_bits::<3>(5);
@@ -418,6 +428,7 @@ impl Logic for CfgSpace {
             }
             if self.index.val() == self.r_partner_info.val() {
                 self.partner.d.next = self.merged.val().get_bits::<6>(0);
+                self.partner_p.d.next = self.merged.val().get_bits::<2>(8);
                 self.partner_ok.d.next = self.merged.val().get_bit(31);
             }
         }
@@ -474,8 +485,8 @@ impl Logic for CfgSpace {
         self.bus_master.next = self.bus_master_en.q.val();
         self.bar0_base.next = bit_cast::<32, 16>(self.bar0.q.val()) << 16;
         self.bar2_base_hi.next = self.bar2_hi.q.val();
-        self.partner_node.next = self.partner.q.val().get_bits::<4>(0);
-        self.partner_port.next = self.partner.q.val().get_bits::<2>(4);
+        self.partner_node.next = self.partner.q.val();
+        self.partner_port.next = self.partner_p.q.val();
         self.partner_valid.next = self.partner_ok.q.val();
         self.max_payload.next = self.mps.q.val();
         self.max_read_req.next = self.mrrs.q.val();
@@ -488,6 +499,7 @@ impl Logic for CfgSpace {
             self.mps.d.next = 0.into();
             self.mrrs.d.next = self.mrrs_default.val();
             self.partner.d.next = 0.into();
+            self.partner_p.d.next = 0.into();
             self.partner_ok.d.next = false;
             self.dev_id.d.next = 0.into();
         }

@@ -9,7 +9,10 @@
 
 use crate::csr::regs::TARGETS;
 use crate::stream::{TlpSink, TlpSource};
-use peach2_regmap::address::GLOBAL_BASE_HI;
+use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
+
+// The global space's base is address bits 63:42.
+const _: () = assert!(BASE_SHIFT == 42);
 use rust_hdl::prelude::*;
 
 /// What the stage does with the packet in progress.
@@ -59,7 +62,7 @@ pub struct EgressTranslate {
     in_used: Signal<Local, Bits<3>>,
     dw0_3dw: Signal<Local, Bits<32>>,
     shifted_header: Signal<Local, Bits<96>>,
-    global_base_hi: Constant<Bits<24>>,
+    global_base_hi: Constant<Bits<22>>,
 }
 
 impl Default for EgressTranslate {
@@ -97,7 +100,7 @@ impl Logic for EgressTranslate {
         dff_setup!(self, clock, mode, held, first_out, flush_empty);
         // Decode the beat on the input as a header (used on sop only).
         self.is_global_write.next = (self.from_xbar.data.val().get_bits::<8>(24) == 0x60)
-            && (self.from_xbar.data.val().get_bits::<24>(72) == self.global_base_hi.val());
+            && (self.from_xbar.data.val().get_bits::<22>(74) == self.global_base_hi.val());
         self.target.next = self.from_xbar.data.val().get_bits::<3>(65);
         self.base.next = 0.into();
         self.enabled.next = false;

@@ -57,7 +57,7 @@ pub struct LinkCtrl {
     /// This port's index (0..3 = N, E, W, S).
     pub port_index: Signal<In, Bits<2>>,
     /// This node's id.
-    pub node_id: Signal<In, Bits<4>>,
+    pub node_id: Signal<In, Bits<6>>,
     /// Root-complex role: the port index the partner must report.
     pub expected_partner: Signal<In, Bits<2>>,
     /// Endpoint role: cycles from link up to `NotConfigured`.
@@ -80,9 +80,9 @@ pub struct LinkCtrl {
     /// BAR0 base (bits 31:16 meaningful).
     pub bar0_base: Signal<Out, Bits<32>>,
     /// BAR2 base bits 63:40.
-    pub bar2_base_hi: Signal<Out, Bits<24>>,
+    pub bar2_base_hi: Signal<Out, Bits<22>>,
     /// Partner's node id.
-    pub partner_node: Signal<Out, Bits<4>>,
+    pub partner_node: Signal<Out, Bits<6>>,
     /// Partner's port index.
     pub partner_port: Signal<Out, Bits<2>>,
     /// The partner identified itself (endpoint: `PARTNER_INFO` valid bit; root complex:

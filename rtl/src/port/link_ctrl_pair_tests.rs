@@ -4,6 +4,7 @@
 
 use super::link_bench::{Pair, PortConfig, Status};
 use super::test_tlp::{CfgReq, Cpl, SC, UR};
+use peach2_regmap::address::GLOBAL_BASE;
 use peach2_regmap::config::{LinkError, LinkState};
 
 const N: u8 = 0;
@@ -28,14 +29,14 @@ fn check_sequence(p: &Pair, from: usize, rc: (u8, u8)) {
         .map(|t| Cpl::from_beats(t))
         .collect();
     let steps: Vec<(u16, Option<u32>)> = reqs.iter().map(|r| (r.offset, r.write)).collect();
-    let partner_info = 0x8000_0000 | (u32::from(rc.1) << 4) | u32::from(rc.0);
+    let partner_info = 0x8000_0000 | (u32::from(rc.1) << 8) | u32::from(rc.0);
     assert_eq!(
         steps,
         vec![
             (0x00, None),
             (0x84, None),
             (0x18, Some(0)),
-            (0x1C, Some(0x100)),
+            (0x1C, Some((GLOBAL_BASE >> 32) as u32)),
             (0x88, Some(partner_info)),
             (0x04, Some(0x6)),
         ]

@@ -31,7 +31,7 @@ fn good_answer(r: &CfgReq) -> Cpl {
     let data = match (r.write, r.offset) {
         (Some(_), _) => None,
         (None, 0x00) => Some(0x5032_1172),
-        (None, 0x84) => Some(0x14),
+        (None, 0x84) => Some(0x104),
         (None, o) => panic!("unexpected read of {o:#x}"),
     };
     Cpl::cfg(PARTNER, SC, r.requester, r.tag, data)

@@ -37,7 +37,7 @@ const _: () = assert!(
         && port_status::STATE_SHIFT == 4
         && port_status::ERROR_SHIFT == 8
         && port_status::PARTNER_NODE_SHIFT == 16
-        && port_status::PARTNER_PORT_SHIFT == 20
+        && port_status::PARTNER_PORT_SHIFT == 12
         && port_status::PARTNER_VALID == 1 << 22
         && port_status::XBAR_BUSY == 1 << 23
         && port_status::FIFO_FILL_SHIFT == 24
@@ -118,7 +118,7 @@ pub struct PortPath {
     /// BAR0 as the partner configured it.
     pub bar0_base: Signal<Out, Bits<32>>,
     /// BAR2's address bits 63:40 as the partner configured them.
-    pub bar2_base_hi: Signal<Out, Bits<24>>,
+    pub bar2_base_hi: Signal<Out, Bits<22>>,
     /// Framing checks, routing, BAR decode.
     route: RxRoute,
     /// Ingress FIFO: whole packets into the crossbar.
@@ -246,8 +246,8 @@ impl Logic for PortPath {
             | (bit_cast::<32, 1>(self.link.ready.val().into()) << 2)
             | (bit_cast::<32, 4>(self.link.state.val()) << 4)
             | (bit_cast::<32, 4>(self.link.error.val()) << 8)
-            | (bit_cast::<32, 4>(self.link.partner_node.val()) << 16)
-            | (bit_cast::<32, 2>(self.link.partner_port.val()) << 20)
+            | (bit_cast::<32, 6>(self.link.partner_node.val()) << 16)
+            | (bit_cast::<32, 2>(self.link.partner_port.val()) << 12)
             | (bit_cast::<32, 1>(self.link.partner_valid.val().into()) << 22)
             | (bit_cast::<32, 1>(self.xbar_busy.val().into()) << 23)
             | (bit_cast::<32, 6>(self.fifo.fill.val()) << 24);

@@ -18,7 +18,10 @@
 
 use crate::router::{PortConfig, RouteAction, RouteConfig, Router};
 use crate::stream::{PortSink, TlpSource};
-use peach2_regmap::address::GLOBAL_BASE_HI;
+use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
+
+// The global space's base is address bits 63:42.
+const _: () = assert!(BASE_SHIFT == 42);
 use peach2_regmap::config::MAX_PAYLOAD_BYTES;
 use rust_hdl::prelude::*;
 
@@ -89,7 +92,7 @@ pub struct RxRoute {
     hdr_dws: Signal<Local, Bits<12>>,
     payload_dws: Signal<Local, Bits<12>>,
     total_dws: Signal<Local, Bits<12>>,
-    global_base_hi: Constant<Bits<24>>,
+    global_base_hi: Constant<Bits<22>>,
     max_payload_dws: Constant<Bits<12>>,
 }
 
@@ -279,10 +282,10 @@ impl Logic for RxRoute {
                     self.out_dest.d.next = self.router.dest.val();
                     self.out_unsupported.d.next = self.router.unsupported.val();
                     if self.router.rewrite_global.val() {
-                        // Address bits 63:40 are bits 31:8 of DW2 (lane 2).
+                        // Address bits 63:42 are bits 31:10 of DW2 (lane 2).
                         self.out_data.d.next = (self.rx.data.val()
-                            & !(bit_cast::<128, 24>(0xFF_FFFF.into()) << 72))
-                            | (bit_cast::<128, 24>(self.global_base_hi.val()) << 72);
+                            & !(bit_cast::<128, 22>(0x3F_FFFF.into()) << 74))
+                            | (bit_cast::<128, 22>(self.global_base_hi.val()) << 74);
                     }
                 }
             }

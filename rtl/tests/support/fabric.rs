@@ -65,7 +65,7 @@ fn host_config() -> RootComplexConfig {
         },
         mmio64: AddressRange {
             base: BAR2_BASE,
-            size: 1 << 40,
+            size: peach2_regmap::address::GLOBAL_SIZE,
         },
         ..RootComplexConfig::default()
     }

@@ -68,7 +68,7 @@ pub fn configure_and_plug(f: &mut Fabric) {
         assert_eq!(d.bar(2).map(|b| b.base), Some(BAR2_BASE), "node {i}: BAR2");
         assert_eq!(
             d.bar(2).map(|b| b.size),
-            Some(1 << 40),
+            Some(peach2_regmap::address::GLOBAL_SIZE),
             "node {i}: BAR2 size"
         );
     }
