@@ -90,7 +90,8 @@ enum NotifyArg {
 /// Ping-pong options.
 #[derive(Args)]
 struct PingPongArgs {
-    /// A preset (`ring2` .. `ring16`, `2x2` .. `2x8`) or a topology file (`.toml`).
+    /// A preset (`ring2` .. `ring64`, `2x2` .. `2x32`; `2x8` is the HA-PACS/TCA group) or a
+    /// topology file (`.toml`).
     #[arg(long, default_value = "ring2")]
     topology: String,
     /// Routing: `dateline` (deadlock-free) or `shortest` (see `peach2 sim --help`).

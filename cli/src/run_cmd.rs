@@ -13,7 +13,8 @@ use std::process::ExitCode;
 /// Run a TCA program on the simulated cluster.
 #[derive(Args)]
 pub struct RunArgs {
-    /// A preset (`ring2` .. `ring16`, `2x2` .. `2x8`) or a topology file (`.toml`).
+    /// A preset (`ring2` .. `ring64`, `2x2` .. `2x32`; `2x8` is the HA-PACS/TCA group) or a
+    /// topology file (`.toml`).
     #[arg(long, default_value = "ring2")]
     topology: String,
     /// Ranks: 1 up to the number of nodes (default: one per node).

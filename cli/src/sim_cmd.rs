@@ -22,7 +22,8 @@ use std::time::Instant;
 /// Simulate a cluster under traffic.
 #[derive(Args)]
 pub struct SimArgs {
-    /// A preset (`ring2` .. `ring16`, `2x2` .. `2x8`) or a topology file (`.toml`).
+    /// A preset (`ring2` .. `ring64`, `2x2` .. `2x32`; `2x8` is the HA-PACS/TCA group) or a
+    /// topology file (`.toml`).
     #[arg(long, default_value = "ring2")]
     topology: String,
     /// Traffic: `pingpong`, `neighbor`, `alltoall` (CPU PIO writes through BAR2), `dma`

@@ -96,7 +96,7 @@ fn bad_arguments_exit_2_with_one_line() {
         &["bench", "pingpong", "--src-node", "1", "--dst-node", "1"],
         &["bench", "pingpong", "--dst-node", "5"],
         &["bench", "pingpong", "--profile", "nope"],
-        &["bench", "pingpong", "--topology", "ring17"],
+        &["bench", "pingpong", "--topology", "ring65"],
         &["bench", "pingpong", "--mem", "tpu"],
         &["bench", "pingpong", "--iters", "0"],
         &["bench", "pingpong", "--routing", "random"],

@@ -94,9 +94,9 @@ fn sim_rejects_bad_input() {
     let out = peach2(&["sim", "--threads", "0", "--cycles", "10"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("threads"));
-    let out = peach2(&["sim", "--topology", "ring17", "--cycles", "10"]);
+    let out = peach2(&["sim", "--topology", "ring65", "--cycles", "10"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("ring17"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ring65"));
     let out = peach2(&["sim", "--profile", "fast", "--cycles", "10"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("ha-pacs, default"));

@@ -16,8 +16,11 @@
  *    at any time. Destinations are staggered by rank, so that not every rank targets
  *    the same node at once;
  *  - notification slots are per (sender, receiver): a receiver waits for each of its
- *    P-1 senders by that sender's handle, so one slot number would do; the program
- *    uses the sender's rank as the slot (P <= 64, the number of slots);
+ *    P-1 senders by that sender's handle. The slot is the buffer parity: a sender can
+ *    be one iteration ahead of a receiver still waiting (it needs only the receiver's
+ *    block, sent before the receiver waits), and its next notification must not
+ *    overwrite the one not yet seen (tags alone would not do: the wait for the old tag
+ *    would never end);
  *  - tag 0 is invalid: tags are 1 + the buffer parity (+ 2 for the host-descriptor
  *    pass), fixed in the prebuilt lists.
  * Two gathered buffers alternate by iteration parity: a rank can start iteration i+1
@@ -90,7 +93,7 @@ int main(int argc, char **argv) {
                     fprintf(stderr, "rank %d: tcaDescNew returned NULL\n", rank);
                     MPI_Abort(MPI_COMM_WORLD, 1);
                 }
-                CHECK(tcaDescSetMemcpy(d, &h[dst], off, &h[rank], off, B, f, rank /* slot */,
+                CHECK(tcaDescSetMemcpy(d, &h[dst], off, &h[rank], off, B, f, p /* slot */,
                                        1 + p + 2 * mode));
                 lists[mode][p][k] = d;
             }
@@ -118,7 +121,7 @@ int main(int argc, char **argv) {
             /* Everyone else's block, in the order they were sent to us. */
             for (int k = 1; k < P; k++) {
                 int src = (rank - k + P) % P;
-                CHECK(tcaWaitDMARecvDesc(&h[src], src, tag));
+                CHECK(tcaWaitDMARecvDesc(&h[src], p, tag));
             }
             /* The whole gathered buffer. */
             for (int s = 0; s < P; s++)
