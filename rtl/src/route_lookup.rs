@@ -49,10 +49,13 @@ impl Logic for RouteLookup {
     fn update(&mut self) {
         self.node.next = self.addr_hi.val().get_bits::<6>(4);
         self.target.next = self.addr_hi.val().get_bits::<3>(1);
+        // The entry: an OR over the table under one-hot selects, not a chain of 64 choices,
+        // so that synthesis can balance it.
         self.entry.next = 0.into();
         for i in 0..MAX_NODES {
             if self.node.val().index() == i {
-                self.entry.next = self.routes.route_table.val().get_bits::<3>(3 * i);
+                self.entry.next =
+                    self.entry.val() | self.routes.route_table.val().get_bits::<3>(3 * i);
             }
         }
         self.out_ready.next = false;

@@ -229,38 +229,43 @@ impl Logic for CsrRegs {
             self.unexpected.d.next = self.unexpected.q.val() + 1;
         }
 
+        // The answer: an OR of the registers whose address matches (at most one), not a
+        // chain of choices, so that synthesis can balance it.
         self.csr.rd_data.next = 0.into();
         if self.csr.rd_addr.val() == self.at_id.val() {
-            self.csr.rd_data.next = self.id_value.val();
+            self.csr.rd_data.next = self.csr.rd_data.val() | self.id_value.val();
         }
         if self.csr.rd_addr.val() == self.at_version.val() {
-            self.csr.rd_data.next = self.version_value.val();
+            self.csr.rd_data.next = self.csr.rd_data.val() | self.version_value.val();
         }
         if self.csr.rd_addr.val() == self.at_node.val() {
-            self.csr.rd_data.next = bit_cast::<32, 6>(self.node.q.val());
+            self.csr.rd_data.next = self.csr.rd_data.val() | bit_cast::<32, 6>(self.node.q.val());
         }
         if self.csr.rd_addr.val() == self.at_scratch.val() {
-            self.csr.rd_data.next = self.scratch.q.val();
+            self.csr.rd_data.next = self.csr.rd_data.val() | self.scratch.q.val();
         }
         self.rd_route.next = 0.into();
         self.rd_route_hit.next = self.csr.rd_addr.val().get_bits::<8>(6) == 1;
         for n in 0..NODES {
             if self.csr.rd_addr.val().get_bits::<6>(0).index() == n {
-                self.rd_route.next = self.route.q.val().get_bits::<3>(3 * n);
+                self.rd_route.next = self.rd_route.val() | self.route.q.val().get_bits::<3>(3 * n);
             }
         }
         if self.rd_route_hit.val() {
-            self.csr.rd_data.next = (bit_cast::<32, 1>(self.rd_route.val().get_bits::<1>(2)) << 31)
+            self.csr.rd_data.next = self.csr.rd_data.val()
+                | (bit_cast::<32, 1>(self.rd_route.val().get_bits::<1>(2)) << 31)
                 | bit_cast::<32, 2>(self.rd_route.val().get_bits::<2>(0));
         }
         self.rd_ctrl.next = false;
         self.rd_ctrl_hit.next = false;
         for t in 0..TARGETS {
             if self.csr.rd_addr.val() == self.at_target_lo[t].val() {
-                self.csr.rd_data.next = self.target[t].q.val().get_bits::<32>(0);
+                self.csr.rd_data.next =
+                    self.csr.rd_data.val() | self.target[t].q.val().get_bits::<32>(0);
             }
             if self.csr.rd_addr.val() == self.at_target_hi[t].val() {
-                self.csr.rd_data.next = self.target[t].q.val().get_bits::<32>(32);
+                self.csr.rd_data.next =
+                    self.csr.rd_data.val() | self.target[t].q.val().get_bits::<32>(32);
             }
             if self.csr.rd_addr.val() == self.at_target_ctrl[t].val() {
                 self.rd_ctrl.next = self.target_ctrl.q.val().get_bit(t);
@@ -268,23 +273,24 @@ impl Logic for CsrRegs {
             }
         }
         if self.rd_ctrl_hit.val() {
-            self.csr.rd_data.next = bit_cast::<32, 1>(self.rd_ctrl.val().into());
+            self.csr.rd_data.next =
+                self.csr.rd_data.val() | bit_cast::<32, 1>(self.rd_ctrl.val().into());
         }
         for p in 0..4 {
             if self.csr.rd_addr.val() == self.at_port_status[p].val() {
-                self.csr.rd_data.next = self.port_status[p].val();
+                self.csr.rd_data.next = self.csr.rd_data.val() | self.port_status[p].val();
             }
             if self.csr.rd_addr.val() == self.at_port_config[p].val() {
-                self.csr.rd_data.next = self.port_config[p].val();
+                self.csr.rd_data.next = self.csr.rd_data.val() | self.port_config[p].val();
             }
         }
         for i in 0..COUNTERS {
             if self.csr.rd_addr.val() == self.at_port_counter[i].val() {
-                self.csr.rd_data.next = self.port_counters[i].val();
+                self.csr.rd_data.next = self.csr.rd_data.val() | self.port_counters[i].val();
             }
         }
         if self.csr.rd_addr.val() == self.at_unexpected.val() {
-            self.csr.rd_data.next = self.unexpected.q.val();
+            self.csr.rd_data.next = self.csr.rd_data.val() | self.unexpected.q.val();
         }
 
         if self.reset.val() {

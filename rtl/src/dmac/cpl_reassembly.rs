@@ -18,8 +18,11 @@
 //! (the ring position up to which data is complete) moves to its end, so writes can go
 //! out in address order. A completion with an error status, the poison bit, no data, or
 //! a byte count / length that does not fit its read fails the channel (`cpl_error`) and
-//! its read counts as finished (the channel stops writing first). A completion for a tag
-//! that is not outstanding is counted as unexpected and dropped.
+//! its read counts as finished (the channel stops writing first: `cpl_error` comes a cycle
+//! after the header, from a register, since the header's checks are the DMA's deepest
+//! logic, and `avail` moves past the failed read two cycles after it, when the channel is
+//! already draining). A completion for a tag that is not outstanding is counted as
+//! unexpected and dropped.
 
 use super::cpl_lanes::CplLanes;
 use super::tag_class::TagClass;
@@ -63,7 +66,7 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     pub can_issue: Signal<Out, Bits<C>>,
     /// Per channel: no read outstanding (data or descriptor).
     pub idle: Signal<Out, Bits<C>>,
-    /// Per channel pulse: a completion failed.
+    /// Per channel pulse: a completion failed (the cycle after its header).
     pub cpl_error: Signal<Out, Bits<C>>,
     /// Per channel pulse: a completion arrived (timeout restart).
     pub cpl_seen: Signal<Out, Bits<C>>,
@@ -95,6 +98,10 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     d_rem: [DFF<Bits<8>>; C],
     /// Per channel: a descriptor fetch is outstanding.
     d_busy: DFF<Bits<C>>,
+    /// Per channel: the completion whose header was taken last cycle failed.
+    err: DFF<Bits<C>>,
+    /// Per channel: the header taken this cycle fails.
+    err_now: Signal<Local, Bits<C>>,
     /// Per channel: data reads issued (mod 16); bits 2:0 name the next tag.
     ip: [DFF<Bits<4>>; C],
     /// Per channel: data reads retired (mod 16); bits 2:0 name the oldest tag.
@@ -209,6 +216,8 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             t_busy: array_init::array_init(|_| Default::default()),
             d_rem: array_init::array_init(|_| Default::default()),
             d_busy: Default::default(),
+            err: Default::default(),
+            err_now: Default::default(),
             ip: array_init::array_init(|_| Default::default()),
             rp: array_init::array_init(|_| Default::default()),
             avail_q: array_init::array_init(|_| Default::default()),
@@ -260,7 +269,9 @@ impl<const C: usize, const CB: usize> Default for CplReassembly<C, CB> {
 impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, d_busy, r_base, r_bidx, r_plen, r_chan, r_desc, r_ok, r_tag);
+        dff_setup!(
+            self, clock, state, d_busy, err, r_base, r_bidx, r_plen, r_chan, r_desc, r_ok, r_tag
+        );
         self.tags.clock.next = self.clock.val();
         for c in 0..C {
             self.t_busy[c].clock.next = self.clock.val();
@@ -375,7 +386,8 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.tags.dec.next = false;
         self.tags.dec_tag.next = self.e_tag.val();
         self.tags.dec_rem.next = self.tags.lookup_rem.val() - self.e_plen.val().get_bits::<8>(0);
-        self.cpl_error.next = 0.into();
+        self.cpl_error.next = self.err.q.val();
+        self.err_now.next = 0.into();
         self.cpl_seen.next = 0.into();
         self.cpl_unexpected.next = false;
         if self.take.val() {
@@ -399,7 +411,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
                     if self.h_class.chan.val().index() == c {
                         self.cpl_seen.next = self.cpl_seen.val().replace_bit(c, true);
                         if !self.h_ok.val() {
-                            self.cpl_error.next = self.cpl_error.val().replace_bit(c, true);
+                            self.err_now.next = self.err_now.val().replace_bit(c, true);
                         }
                     }
                 }
@@ -502,9 +514,11 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         }
 
         self.d_busy.d.next = self.dbusy_n.val();
+        self.err.d.next = self.err_now.val();
         if self.reset.val() {
             self.state.d.next = ReassemblyState::Header;
             self.d_busy.d.next = 0.into();
+            self.err.d.next = 0.into();
             for c in 0..C {
                 self.t_busy[c].d.next = 0.into();
                 self.ip[c].d.next = 0.into();
