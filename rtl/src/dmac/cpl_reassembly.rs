@@ -23,6 +23,10 @@
 //! logic, and `avail` moves past the failed read two cycles after it, when the channel is
 //! already draining). A completion for a tag that is not outstanding is counted as
 //! unexpected and dropped.
+//!
+//! Fetched descriptor DWs leave through registers too, a cycle after their beat, and
+//! `desc_done` a cycle after the fetch's last DW was counted, so a channel sees the whole
+//! descriptor when it sees `desc_done`.
 
 use super::cpl_lanes::CplLanes;
 use super::tag_class::TagClass;
@@ -70,9 +74,9 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     pub cpl_error: Signal<Out, Bits<C>>,
     /// Per channel pulse: a completion arrived (timeout restart).
     pub cpl_seen: Signal<Out, Bits<C>>,
-    /// Per channel pulse: the descriptor fetch finished.
+    /// Per channel pulse: the descriptor fetch finished (its DWs are written).
     pub desc_done: Signal<Out, Bits<C>>,
-    /// Per lane: a fetched descriptor DW is on `desc_data`.
+    /// Per lane: a fetched descriptor DW is on `desc_data` (a cycle after its beat).
     pub desc_we: Signal<Out, Bits<4>>,
     /// Per lane l: which DW of the descriptor (0..7), in bits 3l+2..3l.
     pub desc_idx: Signal<Out, Bits<12>>,
@@ -102,6 +106,14 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     err: DFF<Bits<C>>,
     /// Per channel: the header taken this cycle fails.
     err_now: Signal<Local, Bits<C>>,
+    /// Per channel: a descriptor fetch finishes this cycle.
+    done_now: Signal<Local, Bits<C>>,
+    /// `desc_done`, `desc_we`, `desc_idx`, `desc_data`, `desc_tag`: a cycle late.
+    d_done: DFF<Bits<C>>,
+    d_we: DFF<Bits<4>>,
+    d_idx: DFF<Bits<12>>,
+    d_data: DFF<Bits<128>>,
+    d_tag: DFF<Bits<8>>,
     /// Per channel: data reads issued (mod 16); bits 2:0 name the next tag.
     ip: [DFF<Bits<4>>; C],
     /// Per channel: data reads retired (mod 16); bits 2:0 name the oldest tag.
@@ -218,6 +230,12 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             d_busy: Default::default(),
             err: Default::default(),
             err_now: Default::default(),
+            done_now: Default::default(),
+            d_done: Default::default(),
+            d_we: Default::default(),
+            d_idx: Default::default(),
+            d_data: Default::default(),
+            d_tag: Default::default(),
             ip: array_init::array_init(|_| Default::default()),
             rp: array_init::array_init(|_| Default::default()),
             avail_q: array_init::array_init(|_| Default::default()),
@@ -270,7 +288,8 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, d_busy, err, r_base, r_bidx, r_plen, r_chan, r_desc, r_ok, r_tag
+            self, clock, state, d_busy, err, d_done, d_we, d_idx, d_data, d_tag, r_base, r_bidx,
+            r_plen, r_chan, r_desc, r_ok, r_tag
         );
         self.tags.clock.next = self.clock.val();
         for c in 0..C {
@@ -375,10 +394,15 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             self.bank_addr[b].next = self.lanes.bank_addr[b].val();
             self.bank_data[b].next = self.lanes.bank_data[b].val();
         }
-        self.desc_we.next = self.lanes.desc_we.val();
-        self.desc_idx.next = self.lanes.desc_idx.val();
-        self.desc_tag.next = self.e_tag.val();
-        self.desc_data.next = self.cpl.data.val();
+        self.d_we.d.next = self.lanes.desc_we.val();
+        self.d_idx.d.next = self.lanes.desc_idx.val();
+        self.d_tag.d.next = self.e_tag.val();
+        self.d_data.d.next = self.cpl.data.val();
+        self.desc_we.next = self.d_we.q.val();
+        self.desc_idx.next = self.d_idx.q.val();
+        self.desc_tag.next = self.d_tag.q.val();
+        self.desc_data.next = self.d_data.q.val();
+        self.desc_done.next = self.d_done.q.val();
 
         // Header: account for the completion; payload beats follow in Data.
         self.tags.clear.next = false;
@@ -475,7 +499,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         }
 
         // Retirement, oldest read first per channel; descriptor fetches finish alone.
-        self.desc_done.next = 0.into();
+        self.done_now.next = 0.into();
         self.can_issue.next = 0.into();
         self.idle.next = 0.into();
         for c in 0..C {
@@ -493,7 +517,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
                 }
             }
             if self.d_busy.q.val().get_bit(c) && (self.d_rem[c].q.val() == 0) {
-                self.desc_done.next = self.desc_done.val().replace_bit(c, true);
+                self.done_now.next = self.done_now.val().replace_bit(c, true);
                 self.dbusy_n.next = self.dbusy_n.val().replace_bit(c, false);
             }
             // The difference is taken in 4 bits first: inside the comparison, Verilog would
@@ -515,10 +539,13 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
 
         self.d_busy.d.next = self.dbusy_n.val();
         self.err.d.next = self.err_now.val();
+        self.d_done.d.next = self.done_now.val();
         if self.reset.val() {
             self.state.d.next = ReassemblyState::Header;
             self.d_busy.d.next = 0.into();
             self.err.d.next = 0.into();
+            self.d_done.d.next = 0.into();
+            self.d_we.d.next = 0.into();
             for c in 0..C {
                 self.t_busy[c].d.next = 0.into();
                 self.ip[c].d.next = 0.into();
