@@ -55,12 +55,9 @@ fn enumerate(c: &mut Cluster) -> Result<(), SimError> {
     let devices = 1 + c.nodes.iter().map(|n| n.host.gpus.len()).max().unwrap_or(0);
     for i in 0..devices {
         let targets: Vec<(usize, Bdf)> = (0..c.nodes.len())
-            .filter_map(|n| {
-                let host = &c.nodes[n].host;
-                match i {
-                    0 => Some((n, CHIP_BDF)),
-                    _ => host.gpus.get(i - 1).map(|g| (n, g.bdf)),
-                }
+            .filter_map(|n| match i {
+                0 => Some((n, CHIP_BDF)),
+                _ => c.nodes[n].host.gpus.get(i - 1).map(|g| (n, g.bdf)),
             })
             .collect();
         for &(n, bdf) in &targets {

@@ -36,7 +36,8 @@ fn one_bad_descriptor(seed: u64, bad: Descriptor, cause: ErrorCause, setup: impl
     setup(&mut r);
     let good = good_desc();
     r.host.fill_sources(&[good]);
-    if bad.src >> 42 == 0 && bad.length > 0 && bad.length <= 1 << 16 {
+    if bad.src >> peach2_regmap::address::BASE_SHIFT == 0 && bad.length > 0 && bad.length <= 1 << 16
+    {
         r.host.fill_sources(&[bad]);
     }
     r.put_internal(4, &good);

@@ -5,7 +5,7 @@
 use super::link_bench::{Pair, PortConfig, Status};
 use super::test_tlp::{CfgReq, Cpl, SC, UR};
 use peach2_regmap::address::GLOBAL_BASE;
-use peach2_regmap::config::{LinkError, LinkState};
+use peach2_regmap::config::{LinkError, LinkState, INFO_PORT_SHIFT, PARTNER_VALID};
 
 const N: u8 = 0;
 const E: u8 = 1;
@@ -29,7 +29,7 @@ fn check_sequence(p: &Pair, from: usize, rc: (u8, u8)) {
         .map(|t| Cpl::from_beats(t))
         .collect();
     let steps: Vec<(u16, Option<u32>)> = reqs.iter().map(|r| (r.offset, r.write)).collect();
-    let partner_info = 0x8000_0000 | (u32::from(rc.1) << 8) | u32::from(rc.0);
+    let partner_info = PARTNER_VALID | (u32::from(rc.1) << INFO_PORT_SHIFT) | u32::from(rc.0);
     assert_eq!(
         steps,
         vec![

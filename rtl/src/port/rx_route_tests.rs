@@ -4,10 +4,11 @@
 use super::rx_route::RxRoute;
 use crate::harness::{packet_beats, Lcg, Stepper, StreamDriver, StreamMonitor, TestBeat};
 use crate::stream::{PORT_E, PORT_INTERNAL, PORT_N};
-use peach2_regmap::address::{GlobalAddr, Target};
+use peach2_regmap::address::{GlobalAddr, Target, BASE_SHIFT, GLOBAL_SIZE};
 
 const BAR0: u32 = 0xF7A0_0000;
-const BAR2_HI: u64 = 0xE; // the host put BAR2 at 0xE << 42 (0x3800_0000_0000)
+/// BAR2's base, address bits 63:42, where the reference host puts it.
+const BAR2_HI: u64 = peach2_regmap::host::BAR2_BASE >> BASE_SHIFT;
 
 fn mem(write: bool, addr: u64, len_dw: u32, tag: u8) -> Vec<u32> {
     let four = addr >> 32 != 0;
@@ -104,9 +105,9 @@ fn with_meta(dws: &[u32], dest: u64, src: u64, unsupported: bool) -> Vec<TestBea
 #[test]
 fn n_port_routes_bar0_bar2_and_refuses_the_rest() {
     let mut b = Bench::new(PORT_N, 11);
-    let bar2 = BAR2_HI << 42;
+    let bar2 = BAR2_HI << BASE_SHIFT;
     let remote = GlobalAddr::new(2, Target::Gpu(1), 0x1000).unwrap().to_u64();
-    let local_view = bar2 | (remote & ((1 << 42) - 1));
+    let local_view = bar2 | (remote & (GLOBAL_SIZE - 1));
     let csr_rd = mem(false, u64::from(BAR0) + 8, 1, 1);
     let pio = mem(true, local_view, 33, 0);
     let mut pio_global = pio.clone();
@@ -115,7 +116,7 @@ fn n_port_routes_bar0_bar2_and_refuses_the_rest() {
     let stray_wr = mem(true, 0x1234_5000, 2, 0);
     let loop_wr = {
         let a = GlobalAddr::new(7, Target::Host, 0).unwrap().to_u64();
-        mem(true, bar2 | (a & ((1 << 42) - 1)), 1, 0)
+        mem(true, bar2 | (a & (GLOBAL_SIZE - 1)), 1, 0)
     };
     for p in [&csr_rd, &pio, &remote_rd, &stray_wr, &loop_wr] {
         b.drv.push(packet_beats(p, 0, 0, false));
@@ -206,7 +207,7 @@ fn remote_target(port: u64) -> (u64, u64, u32) {
     let global = GlobalAddr::new(node, Target::Host, 0x80).unwrap().to_u64();
     let dest = if port == PORT_E { 2 } else { PORT_E };
     if port == PORT_N {
-        let view = (BAR2_HI << 42) | (global & ((1 << 42) - 1));
+        let view = (BAR2_HI << BASE_SHIFT) | (global & (GLOBAL_SIZE - 1));
         (view, dest, (global >> 32) as u32)
     } else {
         (global, dest, (global >> 32) as u32)

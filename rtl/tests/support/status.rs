@@ -1,5 +1,6 @@
 //! The per-port CSRs as a test reads them: `PORT_STATUS` decoded, and the counters.
 
+use peach2_regmap::address::MAX_NODES;
 use peach2_regmap::config::{LinkError, LinkState};
 use peach2_regmap::csr::{port_status as ps, Port};
 
@@ -38,7 +39,7 @@ impl PortStatus {
             state: (raw >> ps::STATE_SHIFT) & 0xF,
             error: LinkError::from_code(code)
                 .unwrap_or_else(|| panic!("PORT_STATUS {raw:#010x}: unknown error code {code}")),
-            partner_node: ((raw >> ps::PARTNER_NODE_SHIFT) & 0x3F) as u8,
+            partner_node: ((raw >> ps::PARTNER_NODE_SHIFT) & (MAX_NODES as u32 - 1)) as u8,
             partner_port: Port::from_index((raw >> ps::PARTNER_PORT_SHIFT) & 0x3)
                 .expect("two bits name a port"),
             partner_valid: raw & ps::PARTNER_VALID != 0,
