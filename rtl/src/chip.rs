@@ -1,6 +1,7 @@
 //! The PEACH2 chip: four PCIe ports around a crossbar, with the CSRs, the internal
 //! completer and the DMA controller (`crate::dmac`) sharing the crossbar's fifth port
-//! through `crate::internal::mux`. Exported to Verilog as `peach2_core`.
+//! through `crate::internal::mux` (the completer's completions enter the crossbar by an
+//! input of their own). Exported to Verilog as `peach2_core`.
 //!
 //! Data path of one TLP: `<p>_rx_*` -> the port's [`PortPath`] (RX stage: routing
 //! decision, BAR2 rewrite; ingress FIFO: 32 beats, whole packets) -> [`Crossbar`] ->
@@ -42,9 +43,13 @@ use crate::internal::notify_store::NotifyStore;
 use crate::port::egress_translate::EgressTranslate;
 use crate::port::path::PortPath;
 use crate::stream::{TlpSink, TlpSource};
-use crate::xbar::Crossbar;
+use crate::xbar::{Crossbar, INPUT_COMPLETIONS};
 use peach2_regmap::config::{CONFIG_TIMEOUT_CYCLES, EP_CONFIG_TIMEOUT_CYCLES};
 use rust_hdl::prelude::*;
+
+// The completer's completions are joined to crossbar input 5 (a literal: indices in
+// `update()` take literals and loop variables only).
+const _: () = assert!(INPUT_COMPLETIONS == 5);
 
 pub use crate::port::path::INGRESS_FIFO_LOG2;
 
@@ -167,7 +172,7 @@ pub struct Peach2Core {
     ports: [PortPath; 4],
     /// Address translation of what leaves by N.
     egress: EgressTranslate,
-    /// Ports 0..3 and the internal port 4.
+    /// Ports 0..3, the internal port 4 and its completions (input 5).
     xbar: Crossbar,
     /// BAR0 requests and UR answers.
     completer: InternalCompleter,
@@ -175,7 +180,7 @@ pub struct Peach2Core {
     notify: NotifyStore,
     /// The CSR bus to every BAR0 target.
     csr_split: CsrSplit,
-    /// The internal port shared by the completer and the DMA.
+    /// The internal port shared by the completer and the DMA (the DMA's packets out).
     imux: InternalMux,
     /// The DMA controller.
     dmac: ChipDmac,
@@ -442,7 +447,7 @@ impl Logic for Peach2Core {
         TlpSource::join(&mut self.xbar.sources[4], &mut self.imux.from_xbar);
         TlpSource::join(&mut self.imux.to_completer, &mut self.completer.from_xbar);
         TlpSource::join(&mut self.imux.to_dma, &mut self.dmac.cpl);
-        TlpSource::join(&mut self.completer.to_xbar, &mut self.imux.from_completer);
+        TlpSource::join(&mut self.completer.to_xbar, &mut self.xbar.sinks[5]);
         TlpSource::join(&mut self.dmac.rd_out, &mut self.imux.from_dma_rd);
         TlpSource::join(&mut self.dmac.wr_out, &mut self.imux.from_dma_wr);
         TlpSink::join(&mut self.xbar.sinks[4], &mut self.imux.to_xbar);

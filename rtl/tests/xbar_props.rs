@@ -7,12 +7,13 @@
 use peach2_rtl::harness::Lcg;
 use peach2_rtl::stream::NUM_ENDPOINTS;
 use peach2_rtl::xbar::bench::{tagged_packet, XbarBench};
+use peach2_rtl::xbar::INPUTS;
 use proptest::prelude::*;
 
 /// (input, dest, length in DWs); one dest in ten names no endpoint.
 fn packet() -> impl Strategy<Value = (u8, u8, usize)> {
     (
-        0..NUM_ENDPOINTS as u8,
+        0..INPUTS as u8,
         prop_oneof![9 => 0..NUM_ENDPOINTS as u8, 1 => NUM_ENDPOINTS as u8..8],
         1..=68usize,
     )
@@ -24,7 +25,7 @@ proptest! {
     #[test]
     fn xbar_delivers_every_packet_whole_once_in_order(
         packets in prop::collection::vec(packet(), 1..40),
-        p_valid in prop::array::uniform5(0.2f64..=1.0),
+        p_valid in prop::array::uniform6(0.2f64..=1.0),
         p_ready in prop::array::uniform5(0.1f64..=1.0),
         seed in any::<u64>(),
     ) {

@@ -616,3 +616,51 @@ fn a_chain_seen_to_end_restarts_without_a_status_read() {
         }
     }
 }
+
+/// A register read is answered while the chip's DMA writes wait on a cable whose far
+/// end takes nothing: the host's completion leaves by N, the writes by E, and one must
+/// not wait for the other. Then the cable thaws and every byte arrives.
+#[test]
+fn a_register_read_passes_dma_writes_stuck_on_a_cable() {
+    let (sys, mut d) = cluster("ring2");
+    let (a, b) = pair(&mut d, 0, 1);
+    let len = 256 * 1024;
+    let data = pattern(91, len);
+    let src = buffer(a, MemKind::Host, len as u64, &data);
+    let dst = buffer(b, MemKind::Host, len as u64, &vec![GUARD; len]);
+    let rx = Wait { slot: 5, tag: 77 };
+    let mut l = DescList::new();
+    l.memcpy(&dst.handle, 0, &src.handle, 0, len as u64, Some(rx));
+    a.set_chain(0, &l, Placement::Internal).unwrap();
+    let freeze = |frozen: bool| {
+        let mut s = sys.borrow_mut();
+        let c = &mut s.cluster;
+        for cable in 0..c.cables.len() {
+            for side in 0..2 {
+                if c.cables[cable].ends[side].node == 1 {
+                    c.cable_end_mut(cable, side).unwrap().rx.frozen = frozen;
+                }
+            }
+        }
+    };
+    freeze(true);
+    a.start(0).unwrap();
+    // Long enough for the writes to fill every buffer up to the frozen receiver.
+    sys.borrow_mut().run(4000).unwrap();
+    let now = || sys.borrow().cluster.cycle;
+    for i in 0..3 {
+        let t0 = now();
+        assert_eq!(
+            a.test_dmac(0),
+            Ok(None),
+            "read {i}: the chain cannot have ended"
+        );
+        let took = now() - t0;
+        eprintln!("STATUS read {i} behind stuck writes: {took} cycles");
+        assert!(took < 1000, "read {i}: the STATUS read took {took} cycles");
+    }
+    freeze(false);
+    b.wait_recv(0, rx.slot, rx.tag).unwrap();
+    a.wait_dmac(0).unwrap();
+    check_buffer(b, &dst, 0, &data, "after the thaw");
+}

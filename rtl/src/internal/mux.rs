@@ -4,15 +4,18 @@
 //! `peach2_regmap::dma::tags::DMA_RANGE_END`) goes to the DMA; everything else (CSR
 //! requests, UR cases,
 //! completions for nobody) goes to the completer. The choice is made on the `sop` beat
-//! and held for the packet. Outbound: completions, DMA reads and DMA writes share the
-//! crossbar input, round robin between packets (a packet is never interleaved).
+//! and held for the packet. Outbound: the DMA's reads and writes share the crossbar
+//! input, round robin between packets (a packet is never interleaved), so a read never
+//! passes an earlier write; the completer's completions do not come through here but
+//! enter the crossbar by an input of their own (`crate::xbar::INPUT_COMPLETIONS`), so a
+//! register read is answered while a DMA packet waits for its output.
 //!
 //! A DMA write to the internal port itself (a notification into this chip's store,
 //! `tcaDMANotifySelf` with `tcaDMAUseNotifyInternal`) loops back to the completer here
 //! instead of crossing the crossbar: through the crossbar it would wait for the
 //! crossbar's internal output, which a request for the completer may hold while the
-//! completer waits for this mux to send its completion, which waits behind the write;
-//! the chip would stop (found by `peach2 fuzz`). The completer's inputs, the crossbar and
+//! completer waits to send its completion; the chip would stop (found by `peach2 fuzz`,
+//! when completions shared this mux's output). The completer's inputs, the crossbar and
 //! the loop, take turns between packets.
 
 use crate::stream::{TlpSink, TlpSource, PORT_INTERNAL};
@@ -37,8 +40,6 @@ pub struct InternalMux {
     pub to_completer: TlpSource,
     /// Downstream: completions for the DMA.
     pub to_dma: TlpSource,
-    /// Upstream: the completer's completions.
-    pub from_completer: TlpSink,
     /// Upstream: the DMA's reads.
     pub from_dma_rd: TlpSink,
     /// Upstream: the DMA's writes.
@@ -55,8 +56,10 @@ pub struct InternalMux {
     prefer_loop: DFF<Bit>,
     /// Outbound: inside a packet of source `cur`.
     locked: DFF<Bit>,
-    cur: DFF<Bits<2>>,
-    last: DFF<Bits<2>>,
+    /// Outbound: the packet in progress is a write (else a read).
+    cur: DFF<Bit>,
+    /// Outbound: the last packet sent was a write (reads go next when both wait).
+    last: DFF<Bit>,
     sel_dma: Signal<Local, Bit>,
     /// The DMA write stream carries a packet for the internal port.
     wr_loop: Signal<Local, Bit>,
@@ -65,9 +68,12 @@ pub struct InternalMux {
     in_valid: Signal<Local, Bit>,
     in_ready: Signal<Local, Bit>,
     in_eop: Signal<Local, Bit>,
-    req: Signal<Local, Bits<3>>,
-    pick: Signal<Local, Bits<2>>,
-    src: Signal<Local, Bits<2>>,
+    /// Outbound: a write waits (not one of the loop's).
+    wr_req: Signal<Local, Bit>,
+    /// Outbound: the write stream goes next, between packets.
+    pick_wr: Signal<Local, Bit>,
+    /// Outbound: the write stream drives the crossbar input this cycle.
+    src_wr: Signal<Local, Bit>,
     moved: Signal<Local, Bit>,
 }
 
@@ -154,62 +160,27 @@ impl Logic for InternalMux {
             }
         }
 
-        // Outbound: 0 completer, 1 DMA reads, 2 DMA writes (not those of the loop).
-        self.req.next = bit_cast::<3, 1>(self.from_completer.valid.val().into())
-            | (bit_cast::<3, 1>(self.from_dma_rd.valid.val().into()) << 1)
-            | (bit_cast::<3, 1>((self.from_dma_wr.valid.val() && !self.wr_loop.val()).into()) << 2);
-        self.pick.next = 0.into();
-        if self.last.q.val() == 0 {
-            if self.req.val().get_bit(1) {
-                self.pick.next = 1.into();
-            } else if self.req.val().get_bit(2) {
-                self.pick.next = 2.into();
-            }
-        } else if self.last.q.val() == 1 {
-            if self.req.val().get_bit(2) {
-                self.pick.next = 2.into();
-            } else if self.req.val().get_bit(0) {
-                self.pick.next = 0.into();
-            } else {
-                self.pick.next = 1.into();
-            }
-        } else if self.req.val().get_bit(0) {
-            self.pick.next = 0.into();
-        } else if self.req.val().get_bit(1) {
-            self.pick.next = 1.into();
-        } else {
-            self.pick.next = 2.into();
+        // Outbound: the DMA's reads and writes (not those of the loop), a packet at a time.
+        self.wr_req.next = self.from_dma_wr.valid.val() && !self.wr_loop.val();
+        self.pick_wr.next = self.wr_req.val();
+        if self.last.q.val() {
+            self.pick_wr.next = !self.from_dma_rd.valid.val();
         }
-        self.src.next = self.pick.val();
+        self.src_wr.next = self.pick_wr.val();
         if self.locked.q.val() {
-            self.src.next = self.cur.q.val();
+            self.src_wr.next = self.cur.q.val();
         }
-        self.to_xbar.data.next = self.from_completer.data.val();
-        self.to_xbar.sop.next = self.from_completer.sop.val();
-        self.to_xbar.eop.next = self.from_completer.eop.val();
-        self.to_xbar.empty.next = self.from_completer.empty.val();
-        self.to_xbar.dest.next = self.from_completer.dest.val();
-        self.to_xbar.src.next = self.from_completer.src.val();
-        self.to_xbar.unsupported.next = self.from_completer.unsupported.val();
-        self.to_xbar.valid.next = self.from_completer.valid.val();
-        self.from_completer.ready.next = false;
-        self.from_dma_rd.ready.next = false;
+        self.to_xbar.data.next = self.from_dma_rd.data.val();
+        self.to_xbar.sop.next = self.from_dma_rd.sop.val();
+        self.to_xbar.eop.next = self.from_dma_rd.eop.val();
+        self.to_xbar.empty.next = self.from_dma_rd.empty.val();
+        self.to_xbar.dest.next = self.from_dma_rd.dest.val();
+        self.to_xbar.src.next = self.from_dma_rd.src.val();
+        self.to_xbar.unsupported.next = self.from_dma_rd.unsupported.val();
+        self.to_xbar.valid.next = self.from_dma_rd.valid.val();
+        self.from_dma_rd.ready.next = self.to_xbar.ready.val();
         self.from_dma_wr.ready.next = false;
-        if self.src.val() == 0 {
-            self.from_completer.ready.next = self.to_xbar.ready.val();
-        }
-        if self.src.val() == 1 {
-            self.to_xbar.data.next = self.from_dma_rd.data.val();
-            self.to_xbar.sop.next = self.from_dma_rd.sop.val();
-            self.to_xbar.eop.next = self.from_dma_rd.eop.val();
-            self.to_xbar.empty.next = self.from_dma_rd.empty.val();
-            self.to_xbar.dest.next = self.from_dma_rd.dest.val();
-            self.to_xbar.src.next = self.from_dma_rd.src.val();
-            self.to_xbar.unsupported.next = self.from_dma_rd.unsupported.val();
-            self.to_xbar.valid.next = self.from_dma_rd.valid.val();
-            self.from_dma_rd.ready.next = self.to_xbar.ready.val();
-        }
-        if self.src.val() == 2 {
+        if self.src_wr.val() {
             self.to_xbar.data.next = self.from_dma_wr.data.val();
             self.to_xbar.sop.next = self.from_dma_wr.sop.val();
             self.to_xbar.eop.next = self.from_dma_wr.eop.val();
@@ -217,7 +188,8 @@ impl Logic for InternalMux {
             self.to_xbar.dest.next = self.from_dma_wr.dest.val();
             self.to_xbar.src.next = self.from_dma_wr.src.val();
             self.to_xbar.unsupported.next = self.from_dma_wr.unsupported.val();
-            self.to_xbar.valid.next = self.from_dma_wr.valid.val() && !self.wr_loop.val();
+            self.to_xbar.valid.next = self.wr_req.val();
+            self.from_dma_rd.ready.next = false;
             self.from_dma_wr.ready.next = self.to_xbar.ready.val() && !self.wr_loop.val();
         }
         if self.use_loop.val() {
@@ -225,10 +197,10 @@ impl Logic for InternalMux {
         }
         self.moved.next = self.to_xbar.valid.val() && self.to_xbar.ready.val();
         if self.moved.val() {
-            self.cur.d.next = self.src.val();
+            self.cur.d.next = self.src_wr.val();
             self.locked.d.next = !self.to_xbar.eop.val();
             if self.to_xbar.eop.val() {
-                self.last.d.next = self.src.val();
+                self.last.d.next = self.src_wr.val();
             }
         }
         if self.reset.val() {
@@ -237,8 +209,8 @@ impl Logic for InternalMux {
             self.in_loop.d.next = false;
             self.prefer_loop.d.next = false;
             self.locked.d.next = false;
-            self.cur.d.next = 0.into();
-            self.last.d.next = 0.into();
+            self.cur.d.next = false;
+            self.last.d.next = false;
         }
     }
 }

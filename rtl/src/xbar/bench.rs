@@ -5,13 +5,14 @@
 //! Shared by the block tests and the property test (`rtl/tests/xbar_props.rs`).
 
 use super::Crossbar;
+use super::INPUTS;
 use crate::harness::{packet_beats, Lcg, Stepper, StreamDriver, StreamMonitor, TestBeat};
 use crate::stream::NUM_ENDPOINTS;
 
 /// A packet handed to the bench: which input, where to, and its beats.
 #[derive(Clone, Debug)]
 pub struct Sent {
-    /// Input (endpoint index) it enters at.
+    /// Input it enters at (endpoint index, or `INPUT_COMPLETIONS`).
     pub src: u8,
     /// Its `dest` field (5..=7 names no endpoint: the crossbar must drop it).
     pub dest: u8,
@@ -26,7 +27,7 @@ pub fn tagged_packet(id: u32, src: u8, dest: u8, len_dw: usize, rng: &mut Lcg) -
     packet_beats(&dws, dest, src, id.is_multiple_of(7))
 }
 
-/// The crossbar with its five drivers and five monitors.
+/// The crossbar with its six drivers and five monitors.
 pub struct XbarBench {
     /// The crossbar, stepped cycle by cycle.
     pub s: Stepper<Crossbar>,
@@ -37,9 +38,9 @@ pub struct XbarBench {
     /// Everything pushed into the drivers, in order.
     pub sent: Vec<Sent>,
     /// `dropped` pulses seen, per input.
-    pub dropped: [u64; NUM_ENDPOINTS],
+    pub dropped: [u64; INPUTS],
     /// Beats taken at each input.
-    pub beats_in: [u64; NUM_ENDPOINTS],
+    pub beats_in: [u64; INPUTS],
     /// Beats delivered at each output.
     pub beats_out: [u64; NUM_ENDPOINTS],
 }
@@ -47,22 +48,22 @@ pub struct XbarBench {
 impl XbarBench {
     /// A bench with per-input `valid` and per-output `ready` probabilities; the crossbar
     /// is reset for one cycle.
-    pub fn new(p_valid: [f64; NUM_ENDPOINTS], p_ready: [f64; NUM_ENDPOINTS], seed: u64) -> Self {
+    pub fn new(p_valid: [f64; INPUTS], p_ready: [f64; NUM_ENDPOINTS], seed: u64) -> Self {
         let mut s = Stepper::new(Crossbar::new(), |u| &mut u.clock);
         s.uut.reset.next = true;
         s.tick();
         s.uut.reset.next = false;
         Self {
             s,
-            drivers: (0..NUM_ENDPOINTS)
+            drivers: (0..INPUTS)
                 .map(|i| StreamDriver::new(p_valid[i], seed.wrapping_add(17 * i as u64)))
                 .collect(),
             monitors: (0..NUM_ENDPOINTS)
                 .map(|j| StreamMonitor::new(p_ready[j], seed.wrapping_add(1000 + 31 * j as u64)))
                 .collect(),
             sent: Vec::new(),
-            dropped: [0; NUM_ENDPOINTS],
-            beats_in: [0; NUM_ENDPOINTS],
+            dropped: [0; INPUTS],
+            beats_in: [0; INPUTS],
             beats_out: [0; NUM_ENDPOINTS],
         }
     }
@@ -85,10 +86,12 @@ impl XbarBench {
         self.s.settle();
         let u = &self.s.uut;
         let dropped = u.dropped.val().to_u64();
-        for i in 0..NUM_ENDPOINTS {
+        for i in 0..INPUTS {
             self.beats_in[i] += u64::from(self.drivers[i].sample(&u.sinks[i]).is_some());
-            self.beats_out[i] += u64::from(self.monitors[i].sample(&u.sources[i]).is_some());
             self.dropped[i] += (dropped >> i) & 1;
+        }
+        for j in 0..NUM_ENDPOINTS {
+            self.beats_out[j] += u64::from(self.monitors[j].sample(&u.sources[j]).is_some());
         }
         self.s.tick();
     }
@@ -126,7 +129,7 @@ impl XbarBench {
     pub fn check_delivery(&self) -> Result<(), String> {
         for j in 0..NUM_ENDPOINTS {
             let got = &self.monitors[j].packets;
-            for src in 0..NUM_ENDPOINTS as u8 {
+            for src in 0..INPUTS as u8 {
                 let want: Vec<&Vec<TestBeat>> = self
                     .sent
                     .iter()
@@ -151,11 +154,11 @@ impl XbarBench {
                     }
                 }
             }
-            if let Some(p) = got.iter().find(|p| usize::from(p[0].src) >= NUM_ENDPOINTS) {
+            if let Some(p) = got.iter().find(|p| usize::from(p[0].src) >= INPUTS) {
                 return Err(format!("output {j}: packet from no input: {p:x?}"));
             }
         }
-        for i in 0..NUM_ENDPOINTS {
+        for i in 0..INPUTS {
             let bad = self
                 .sent
                 .iter()

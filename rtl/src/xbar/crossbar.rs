@@ -1,5 +1,13 @@
-//! The 5x5 crossbar: every sink (N, E, W, S, internal) to every source, one packet at a
-//! time per output, round-robin among the inputs that want the same output.
+//! The crossbar: six inputs (N, E, W, S, the internal port's requests, the internal
+//! completer's completions) to five outputs (N, E, W, S, internal), one packet at a time
+//! per output, round-robin among the inputs that want the same output.
+//!
+//! The completions have an input of their own ([`INPUT_COMPLETIONS`]) so that a host's
+//! register read is answered while a DMA packet from the internal port waits for a busy
+//! output: sharing one input, the completion waited behind it, for as long as a
+//! congested ring port gave no credits (PCIe orders a switch's packets per egress port;
+//! a completion to N need not wait for a write to E). The DMA's reads and writes keep
+//! one input, so a read never passes the DMA's own earlier write.
 //!
 //! Per input, the head beat asks for output `dest` when it is a `sop` beat and the input
 //! is idle (not in the middle of a packet). Per output, a round-robin arbiter picks one
@@ -17,7 +25,7 @@
 //! A packet whose `dest` names no endpoint (5..=7), or a beat that arrives at an idle
 //! input without `sop` (a fragment, e.g. the tail of a packet cut by a reset), is taken
 //! and discarded up to its `eop`, so a bad packet cannot block its input; `dropped`
-//! reports it.
+//! reports it, per input.
 //!
 //! Each output ends in a 2-entry skid buffer (`main`, `skid`): `sources[j]` comes from
 //! registers, and so does the readiness the switch sees (`!skid_valid`), so no
@@ -35,14 +43,21 @@
 use crate::stream::{TlpSink, TlpSource, DATA_BITS, ENDPOINT_BITS, NUM_ENDPOINTS};
 use rust_hdl::prelude::*;
 
-// The request transpose and the status vectors below are written out per endpoint.
+/// The crossbar's inputs: one per endpoint, and the completer's completions.
+pub const INPUTS: usize = NUM_ENDPOINTS + 1;
+/// The input of the internal completer's completions (the internal port's requests, the
+/// DMA's, enter at `PORT_INTERNAL`).
+pub const INPUT_COMPLETIONS: usize = NUM_ENDPOINTS;
+
+// The request transpose and the status vectors below are written out per input and
+// output.
 const _: () = assert!(
-    NUM_ENDPOINTS == 5,
-    "the crossbar is written for 5 endpoints"
+    NUM_ENDPOINTS == 5 && INPUTS == 6,
+    "the crossbar is written for 6 inputs and 5 outputs"
 );
 
-/// The crossbar block; see the module documentation. Ports are indexed by endpoint
-/// (`stream::PORT_*`).
+/// The crossbar block; see the module documentation. Inputs and outputs are indexed by
+/// endpoint (`stream::PORT_*`), and input [`INPUT_COMPLETIONS`] follows the five.
 #[derive(LogicBlock)]
 pub struct Crossbar {
     /// Core clock.
@@ -50,8 +65,8 @@ pub struct Crossbar {
     /// Synchronous reset, active high: clears grants, drops, arbitration priorities and
     /// the output registers.
     pub reset: Signal<In, Bit>,
-    /// Upstream: beats from each endpoint, routed by their `dest`.
-    pub sinks: [TlpSink; NUM_ENDPOINTS],
+    /// Upstream: beats from each input, routed by their `dest`.
+    pub sinks: [TlpSink; INPUTS],
     /// Downstream: beats to each endpoint.
     pub sources: [TlpSource; NUM_ENDPOINTS],
     /// Bit j: output j is carrying a packet (granted mid-packet, or beats still in its
@@ -59,15 +74,15 @@ pub struct Crossbar {
     pub busy: Signal<Out, Bits<NUM_ENDPOINTS>>,
     /// Bit i: input i started discarding a packet (bad `dest`) or a fragment (no `sop`)
     /// one cycle earlier; a one-cycle pulse per discarded packet, for a CSR counter.
-    pub dropped: Signal<Out, Bits<NUM_ENDPOINTS>>,
+    pub dropped: Signal<Out, Bits<INPUTS>>,
 
     /// Per output: one-hot input whose grant was taken last; zero after reset.
-    last: [DFF<Bits<NUM_ENDPOINTS>>; NUM_ENDPOINTS],
+    last: [DFF<Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per output: one-hot input holding it until its `eop` is accepted; zero when free.
-    owner: [DFF<Bits<NUM_ENDPOINTS>>; NUM_ENDPOINTS],
+    owner: [DFF<Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per input: discarding beats up to the current packet's `eop`.
-    dropping: [DFF<Bit>; NUM_ENDPOINTS],
-    dropped_pulse: DFF<Bits<NUM_ENDPOINTS>>,
+    dropping: [DFF<Bit>; INPUTS],
+    dropped_pulse: DFF<Bits<INPUTS>>,
     // Per output: the skid buffer's two entries.
     main_valid: [DFF<Bit>; NUM_ENDPOINTS],
     main_data: [DFF<Bits<DATA_BITS>>; NUM_ENDPOINTS],
@@ -87,19 +102,21 @@ pub struct Crossbar {
     skid_unsupported: [DFF<Bit>; NUM_ENDPOINTS],
 
     /// Per input: holds or discards a packet already, so its head is not a new request.
-    in_packet: [Signal<Local, Bit>; NUM_ENDPOINTS],
+    in_packet: [Signal<Local, Bit>; INPUTS],
     /// Per input: the head beat starts a discard this cycle.
-    bad_head: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    /// Per input: one-hot output its head `sop` beat asks for (zero when none).
-    want: [Signal<Local, Bits<NUM_ENDPOINTS>>; NUM_ENDPOINTS],
+    bad_head: [Signal<Local, Bit>; INPUTS],
+    /// Per input: one-hot output its head `sop` beat asks for (zero when none). As wide
+    /// as the request vectors it is transposed into; bit 5 (a `dest` of 5, a bad head)
+    /// names no output and is never read.
+    want: [Signal<Local, Bits<INPUTS>>; INPUTS],
     /// Per output: one-hot inputs asking for it.
-    request: [Signal<Local, Bits<NUM_ENDPOINTS>>; NUM_ENDPOINTS],
+    request: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per output: requests from inputs above `last`.
-    after_last: [Signal<Local, Bits<NUM_ENDPOINTS>>; NUM_ENDPOINTS],
+    after_last: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per output: one-hot winner of this cycle's arbitration.
-    grant: [Signal<Local, Bits<NUM_ENDPOINTS>>; NUM_ENDPOINTS],
+    grant: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per output: one-hot input connected to it this cycle.
-    sel: [Signal<Local, Bits<NUM_ENDPOINTS>>; NUM_ENDPOINTS],
+    sel: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
     // Per output: the beat arriving from the selected input.
     in_valid: [Signal<Local, Bit>; NUM_ENDPOINTS],
     in_data: [Signal<Local, Bits<DATA_BITS>>; NUM_ENDPOINTS],
@@ -117,11 +134,11 @@ pub struct Crossbar {
     pop: [Signal<Local, Bit>; NUM_ENDPOINTS],
     /// Per output: `busy` before packing into the status vector.
     out_busy: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    /// Endpoint index j, for shifting by it.
-    index: [Constant<Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
     /// Number of endpoints: a `dest` at or above it names none.
     endpoints: Constant<Bits<ENDPOINT_BITS>>,
-    one: Constant<Bits<NUM_ENDPOINTS>>,
+    one: Constant<Bits<INPUTS>>,
+    /// Output index j, for shifting by it.
+    index: [Constant<Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
 }
 
 impl Crossbar {
@@ -173,9 +190,9 @@ impl Crossbar {
             push: Default::default(),
             pop: Default::default(),
             out_busy: Default::default(),
-            index: std::array::from_fn(|j| Constant::new((j as u64).into())),
             endpoints: Constant::new((NUM_ENDPOINTS as u64).into()),
             one: Constant::new(1.into()),
+            index: std::array::from_fn(|j| Constant::new((j as u64).into())),
         }
     }
 }
@@ -195,8 +212,6 @@ impl Logic for Crossbar {
             self.last[k].d.next = self.last[k].q.val();
             self.owner[k].clock.next = self.clock.val();
             self.owner[k].d.next = self.owner[k].q.val();
-            self.dropping[k].clock.next = self.clock.val();
-            self.dropping[k].d.next = self.dropping[k].q.val();
             self.main_valid[k].clock.next = self.clock.val();
             self.main_valid[k].d.next = self.main_valid[k].q.val();
             self.main_data[k].clock.next = self.clock.val();
@@ -231,8 +246,13 @@ impl Logic for Crossbar {
             self.skid_unsupported[k].d.next = self.skid_unsupported[k].q.val();
         }
 
+        for i in 0..INPUTS {
+            self.dropping[i].clock.next = self.clock.val();
+            self.dropping[i].d.next = self.dropping[i].q.val();
+        }
+
         // Inputs: what each head beat asks for.
-        for i in 0..NUM_ENDPOINTS {
+        for i in 0..INPUTS {
             self.in_packet[i].next = self.dropping[i].q.val();
             for j in 0..NUM_ENDPOINTS {
                 if self.owner[j].q.val().get_bit(i) {
@@ -245,7 +265,7 @@ impl Logic for Crossbar {
                 && (!self.sinks[i].sop.val() || (self.sinks[i].dest.val() >= self.endpoints.val()));
             self.want[i].next = 0.into();
             if self.sinks[i].valid.val() && self.sinks[i].sop.val() && !self.in_packet[i].val() {
-                // A `dest` of 5..=7 shifts the bit out: no request (it is a bad head).
+                // A `dest` of 5..=7 asks for no output (it is a bad head).
                 self.want[i].next = self.one.val() << self.sinks[i].dest.val();
             }
         }
@@ -257,7 +277,8 @@ impl Logic for Crossbar {
                 | (((self.want[1].val() >> self.index[j].val()) & 1) << 1)
                 | (((self.want[2].val() >> self.index[j].val()) & 1) << 2)
                 | (((self.want[3].val() >> self.index[j].val()) & 1) << 3)
-                | (((self.want[4].val() >> self.index[j].val()) & 1) << 4);
+                | (((self.want[4].val() >> self.index[j].val()) & 1) << 4)
+                | (((self.want[5].val() >> self.index[j].val()) & 1) << 5);
             // Bits strictly above the one-hot `last` (none when `last` is zero).
             self.after_last[j].next =
                 self.request[j].val() & !((self.last[j].q.val() - 1) | self.last[j].q.val());
@@ -281,7 +302,7 @@ impl Logic for Crossbar {
             self.in_dest[j].next = 0.into();
             self.in_src[j].next = 0.into();
             self.in_unsupported[j].next = false;
-            for i in 0..NUM_ENDPOINTS {
+            for i in 0..INPUTS {
                 if self.sel[j].val().get_bit(i) {
                     self.in_valid[j].next = self.sinks[i].valid.val() && !self.reset.val();
                     self.in_data[j].next = self.sinks[i].data.val();
@@ -354,7 +375,7 @@ impl Logic for Crossbar {
         }
 
         // Inputs: ready from the granted output, or always while discarding.
-        for i in 0..NUM_ENDPOINTS {
+        for i in 0..INPUTS {
             self.sinks[i].ready.next = self.dropping[i].q.val() || self.bad_head[i].val();
             for j in 0..NUM_ENDPOINTS {
                 if self.sel[j].val().get_bit(i) && self.can_take[j].val() {
@@ -374,20 +395,23 @@ impl Logic for Crossbar {
             | (bit_cast::<NUM_ENDPOINTS, 1>(self.out_busy[2].val().into()) << 2)
             | (bit_cast::<NUM_ENDPOINTS, 1>(self.out_busy[3].val().into()) << 3)
             | (bit_cast::<NUM_ENDPOINTS, 1>(self.out_busy[4].val().into()) << 4);
-        self.dropped_pulse.d.next = bit_cast::<NUM_ENDPOINTS, 1>(self.bad_head[0].val().into())
-            | (bit_cast::<NUM_ENDPOINTS, 1>(self.bad_head[1].val().into()) << 1)
-            | (bit_cast::<NUM_ENDPOINTS, 1>(self.bad_head[2].val().into()) << 2)
-            | (bit_cast::<NUM_ENDPOINTS, 1>(self.bad_head[3].val().into()) << 3)
-            | (bit_cast::<NUM_ENDPOINTS, 1>(self.bad_head[4].val().into()) << 4);
+        self.dropped_pulse.d.next = bit_cast::<INPUTS, 1>(self.bad_head[0].val().into())
+            | (bit_cast::<INPUTS, 1>(self.bad_head[1].val().into()) << 1)
+            | (bit_cast::<INPUTS, 1>(self.bad_head[2].val().into()) << 2)
+            | (bit_cast::<INPUTS, 1>(self.bad_head[3].val().into()) << 3)
+            | (bit_cast::<INPUTS, 1>(self.bad_head[4].val().into()) << 4)
+            | (bit_cast::<INPUTS, 1>(self.bad_head[5].val().into()) << 5);
         self.dropped.next = self.dropped_pulse.q.val();
 
         if self.reset.val() {
             for k in 0..NUM_ENDPOINTS {
                 self.last[k].d.next = 0.into();
                 self.owner[k].d.next = 0.into();
-                self.dropping[k].d.next = false;
                 self.main_valid[k].d.next = false;
                 self.skid_valid[k].d.next = false;
+            }
+            for i in 0..INPUTS {
+                self.dropping[i].d.next = false;
             }
             self.dropped_pulse.d.next = 0.into();
         }

@@ -1,10 +1,11 @@
 //! The crossbar between the chip's five endpoints (N, E, W, S ports and the internal
-//! requester/completer): per-output round-robin arbitration, whole packets, cut-through.
+//! requester/completer, whose completions enter by an input of their own): per-output
+//! round-robin arbitration, whole packets, cut-through.
 
 pub mod bench;
 pub mod crossbar;
 
-pub use crossbar::Crossbar;
+pub use crossbar::{Crossbar, INPUTS, INPUT_COMPLETIONS};
 
 #[cfg(test)]
 mod tests;

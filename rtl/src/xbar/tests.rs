@@ -2,7 +2,7 @@
 //! idle and backpressure, throughput, drops, reset, latency, and the Verilog lint.
 
 use super::bench::{tagged_packet, XbarBench};
-use super::Crossbar;
+use super::{Crossbar, INPUTS, INPUT_COMPLETIONS};
 use crate::harness::{packet_beats, Lcg, StreamMonitor, TestBeat};
 use crate::stream::{NUM_ENDPOINTS, PORT_E, PORT_INTERNAL, PORT_N, PORT_S, PORT_W};
 use crate::verilog::checks::lint_verilog;
@@ -13,15 +13,16 @@ const E: u8 = PORT_E as u8;
 const W: u8 = PORT_W as u8;
 const S: u8 = PORT_S as u8;
 const I: u8 = PORT_INTERNAL as u8;
+const C: u8 = INPUT_COMPLETIONS as u8;
 
 fn random_traffic(seed: u64, packets_per_input: usize) -> XbarBench {
     let mut rng = Lcg(seed);
-    let p_valid = [0; NUM_ENDPOINTS].map(|_| 0.3 + 0.7 * rng.below(1000) as f64 / 1000.0);
+    let p_valid = [0; INPUTS].map(|_| 0.3 + 0.7 * rng.below(1000) as f64 / 1000.0);
     let p_ready = [0; NUM_ENDPOINTS].map(|_| 0.3 + 0.7 * rng.below(1000) as f64 / 1000.0);
     let mut b = XbarBench::new(p_valid, p_ready, seed);
     let mut id = 0;
     for _ in 0..packets_per_input {
-        for src in 0..NUM_ENDPOINTS as u8 {
+        for src in 0..INPUTS as u8 {
             // One packet in ten names no endpoint.
             let dest = if rng.chance(0.1) {
                 5 + rng.below(3) as u8
@@ -68,7 +69,7 @@ fn xbar_disjoint_flows_keep_line_rate_beside_contention() {
     // N->E, E->W, W->S, S->N, and internal->N competing with S for N. Long and
     // single-beat packets: the grant turnaround must not cost a cycle.
     for max_len in [68, 4] {
-        let mut b = XbarBench::new([1.0; 5], [1.0; 5], 5);
+        let mut b = XbarBench::new([1.0; INPUTS], [1.0; 5], 5);
         let mut rng = Lcg(max_len);
         let mut id = 0;
         for _ in 0..2200 {
@@ -99,7 +100,7 @@ fn xbar_disjoint_flows_keep_line_rate_beside_contention() {
 fn arbitration_order(out: u8, inputs: &[u8], p_ready: f64, seed: u64) -> Vec<u8> {
     let mut p = [0.0; NUM_ENDPOINTS];
     p[usize::from(out)] = p_ready;
-    let mut b = XbarBench::new([1.0; 5], p, seed);
+    let mut b = XbarBench::new([1.0; INPUTS], p, seed);
     let mut rng = Lcg(seed);
     let mut id = 0;
     for _ in 0..40 {
@@ -121,12 +122,13 @@ fn arbitration_order(out: u8, inputs: &[u8], p_ready: f64, seed: u64) -> Vec<u8>
 
 #[test]
 fn xbar_each_arbiter_rotates_grants_among_asking_inputs() {
-    // With every input asking all the time, grants go 0, 1, 2, 3, 4, 0, ... at every
+    // With every input asking all the time, grants go 0, 1, 2, 3, 4, 5, 0, ... at every
     // output, also under backpressure (a grant not taken must be offered again, not
     // skipped); idle inputs are skipped.
     for out in 0..NUM_ENDPOINTS as u8 {
         for (inputs, p_ready) in [
-            (&[0, 1, 2, 3, 4][..], 0.7),
+            (&[0, 1, 2, 3, 4, 5][..], 0.7),
+            (&[2, 5][..], 0.8),
             (&[1, 3][..], 1.0),
             (&[4][..], 0.5),
         ] {
@@ -155,7 +157,7 @@ fn fragment(dws: &[u32], src: u8) -> Vec<TestBeat> {
 
 #[test]
 fn xbar_drops_bad_dest_and_fragments_without_blocking_the_input() {
-    let mut b = XbarBench::new([0.7; 5], [0.6; 5], 21);
+    let mut b = XbarBench::new([0.7; INPUTS], [0.6; 5], 21);
     let mut rng = Lcg(21);
     b.send(N, 6, tagged_packet(1, N, 6, 20, &mut rng));
     b.send(N, E, tagged_packet(2, N, E, 9, &mut rng));
@@ -166,7 +168,7 @@ fn xbar_drops_bad_dest_and_fragments_without_blocking_the_input() {
     b.drivers[usize::from(W)].push(fragment(&[9; 10], W));
     b.send(W, I, tagged_packet(6, W, I, 5, &mut rng));
     b.run_until_idle(2_000).unwrap();
-    assert_eq!(b.dropped, [3, 0, 1, 0, 0]);
+    assert_eq!(b.dropped, [3, 0, 1, 0, 0, 0]);
     assert_eq!(b.monitors[usize::from(E)].packets.len(), 1);
     assert_eq!(b.monitors[usize::from(S)].packets.len(), 1);
     assert_eq!(b.monitors[usize::from(I)].packets.len(), 1);
@@ -177,7 +179,7 @@ fn xbar_drops_bad_dest_and_fragments_without_blocking_the_input() {
 
 #[test]
 fn xbar_reset_clears_grants_mid_packet() {
-    let mut b = XbarBench::new([1.0; 5], [1.0; 5], 3);
+    let mut b = XbarBench::new([1.0; INPUTS], [1.0; 5], 3);
     let mut rng = Lcg(3);
     b.send(N, E, tagged_packet(1, N, E, 80, &mut rng));
     for _ in 0..6 {
@@ -196,7 +198,7 @@ fn xbar_reset_clears_grants_mid_packet() {
     b.send(W, E, tagged_packet(2, W, E, 30, &mut rng));
     b.send(N, E, tagged_packet(3, N, E, 12, &mut rng));
     b.run_until_idle(1_000).unwrap();
-    assert_eq!(b.dropped, [1, 0, 0, 0, 0]);
+    assert_eq!(b.dropped, [1, 0, 0, 0, 0, 0]);
     let got: Vec<u32> = b.monitors[usize::from(E)]
         .packets
         .iter()
@@ -207,7 +209,7 @@ fn xbar_reset_clears_grants_mid_packet() {
 
 #[test]
 fn xbar_forwards_a_beat_one_cycle_after_taking_it() {
-    let mut b = XbarBench::new([1.0; 5], [1.0; 5], 8);
+    let mut b = XbarBench::new([1.0; INPUTS], [1.0; 5], 8);
     let mut rng = Lcg(8);
     b.send(S, W, tagged_packet(1, S, W, 16, &mut rng));
     let mut taken = Vec::new();
@@ -225,6 +227,40 @@ fn xbar_forwards_a_beat_one_cycle_after_taking_it() {
     }
     assert_eq!(taken.len(), 4);
     assert_eq!(delivered, taken.iter().map(|c| c + 1).collect::<Vec<_>>());
+}
+
+/// The internal port's requests and its completions enter by separate inputs: with a
+/// DMA packet stuck half-way into an output that takes nothing, completions still reach
+/// another output (and the stuck packet follows whole once its output moves).
+#[test]
+fn xbar_completions_pass_a_request_stuck_on_another_output() {
+    let mut p_ready = [1.0; NUM_ENDPOINTS];
+    p_ready[usize::from(E)] = 0.0;
+    let mut b = XbarBench::new([1.0; INPUTS], p_ready, 11);
+    let mut rng = Lcg(11);
+    b.send(I, E, tagged_packet(1, I, E, 68, &mut rng));
+    for _ in 0..5 {
+        b.step();
+    }
+    assert!(
+        b.beats_in[usize::from(I)] > 0,
+        "the stuck packet has started"
+    );
+    for k in 0..4 {
+        b.send(C, N, tagged_packet(2 + k, C, N, 3 + k as usize, &mut rng));
+    }
+    for _ in 0..40 {
+        b.step();
+    }
+    assert_eq!(
+        b.monitors[usize::from(N)].packets.len(),
+        4,
+        "completions at N"
+    );
+    assert!(b.monitors[usize::from(E)].packets.is_empty());
+    b.monitors[usize::from(E)] = StreamMonitor::new(0.5, 12);
+    b.run_until_idle(2_000).unwrap();
+    b.check_delivery().unwrap();
 }
 
 #[test]
