@@ -1,5 +1,10 @@
 //! One port's traffic counters (32-bit, wrapping): TLPs and bytes in each direction,
 //! drops, malformed TLPs, and UR completions sent for its requests.
+//!
+//! The events are registered before they are added, so the data path's decisions (the
+//! egress translation's window check, the TX merge's handshake) and the 32-bit adders
+//! are in different cycles (they made one path of 16 LUT levels, the core's worst). A
+//! count thus shows an event two cycles after it.
 
 use rust_hdl::prelude::*;
 
@@ -57,6 +62,15 @@ pub struct PortCounters {
     drops: DFF<Bits<32>>,
     errors: DFF<Bits<32>>,
     urs: DFF<Bits<32>>,
+    /// The events of the cycle before, in the order of the inputs.
+    ev_tlp_in: DFF<Bit>,
+    ev_bytes_in: DFF<Bits<5>>,
+    ev_tlp_out: DFF<Bit>,
+    ev_bytes_out: DFF<Bits<5>>,
+    /// Drops of the cycle before, from the five places (they may coincide).
+    ev_drops: DFF<Bits<3>>,
+    ev_malformed: DFF<Bit>,
+    ev_ur_sent: DFF<Bit>,
 }
 
 impl Logic for PortCounters {
@@ -71,7 +85,14 @@ impl Logic for PortCounters {
             bytes_out_acc,
             drops,
             errors,
-            urs
+            urs,
+            ev_tlp_in,
+            ev_bytes_in,
+            ev_tlp_out,
+            ev_bytes_out,
+            ev_drops,
+            ev_malformed,
+            ev_ur_sent
         );
         self.tlps_in_count.next = self.tlps_in.q.val();
         self.bytes_in_count.next = self.bytes_in_acc.q.val();
@@ -80,27 +101,34 @@ impl Logic for PortCounters {
         self.drops_count.next = self.drops.q.val();
         self.errors_count.next = self.errors.q.val();
         self.ur_sent_count.next = self.urs.q.val();
-        if self.tlp_in.val() {
+        self.ev_tlp_in.d.next = self.tlp_in.val();
+        self.ev_bytes_in.d.next = self.bytes_in.val();
+        self.ev_tlp_out.d.next = self.tlp_out.val();
+        self.ev_bytes_out.d.next = self.bytes_out.val();
+        // Drops from five places may coincide; each counts.
+        self.ev_drops.d.next = bit_cast::<3, 1>(self.drop_rx.val().into())
+            + bit_cast::<3, 1>(self.drop_xbar.val().into())
+            + bit_cast::<3, 1>(self.drop_internal.val().into())
+            + bit_cast::<3, 1>(self.drop_egress.val().into())
+            + bit_cast::<3, 1>(self.drop_link.val().into());
+        self.ev_malformed.d.next = self.malformed.val();
+        self.ev_ur_sent.d.next = self.ur_sent.val();
+
+        if self.ev_tlp_in.q.val() {
             self.tlps_in.d.next = self.tlps_in.q.val() + 1;
         }
         self.bytes_in_acc.d.next =
-            self.bytes_in_acc.q.val() + bit_cast::<32, 5>(self.bytes_in.val());
-        if self.tlp_out.val() {
+            self.bytes_in_acc.q.val() + bit_cast::<32, 5>(self.ev_bytes_in.q.val());
+        if self.ev_tlp_out.q.val() {
             self.tlps_out.d.next = self.tlps_out.q.val() + 1;
         }
         self.bytes_out_acc.d.next =
-            self.bytes_out_acc.q.val() + bit_cast::<32, 5>(self.bytes_out.val());
-        // Drops from five places may coincide; each counts.
-        self.drops.d.next = self.drops.q.val()
-            + bit_cast::<32, 1>(self.drop_rx.val().into())
-            + bit_cast::<32, 1>(self.drop_xbar.val().into())
-            + bit_cast::<32, 1>(self.drop_internal.val().into())
-            + bit_cast::<32, 1>(self.drop_egress.val().into())
-            + bit_cast::<32, 1>(self.drop_link.val().into());
-        if self.malformed.val() {
+            self.bytes_out_acc.q.val() + bit_cast::<32, 5>(self.ev_bytes_out.q.val());
+        self.drops.d.next = self.drops.q.val() + bit_cast::<32, 3>(self.ev_drops.q.val());
+        if self.ev_malformed.q.val() {
             self.errors.d.next = self.errors.q.val() + 1;
         }
-        if self.ur_sent.val() {
+        if self.ev_ur_sent.q.val() {
             self.urs.d.next = self.urs.q.val() + 1;
         }
         if self.reset.val() {
@@ -111,6 +139,13 @@ impl Logic for PortCounters {
             self.drops.d.next = 0.into();
             self.errors.d.next = 0.into();
             self.urs.d.next = 0.into();
+            self.ev_tlp_in.d.next = false;
+            self.ev_bytes_in.d.next = 0.into();
+            self.ev_tlp_out.d.next = false;
+            self.ev_bytes_out.d.next = 0.into();
+            self.ev_drops.d.next = 0.into();
+            self.ev_malformed.d.next = false;
+            self.ev_ur_sent.d.next = false;
         }
     }
 }
