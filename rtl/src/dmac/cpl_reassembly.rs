@@ -135,6 +135,9 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     r_ok: DFF<Bit>,
     /// Its tag.
     r_tag: DFF<Bits<8>>,
+    /// Its data read's DWs still to come, as the header found them (for the count at
+    /// its last beat: nothing else changes that tag's entry meanwhile).
+    r_rem: DFF<Bits<8>>,
     // Header decode of the beat on the input.
     /// Length field, in DWs (0 means 1024).
     h_len: Signal<Local, Bits<11>>,
@@ -149,8 +152,6 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     // What the tag's read expects (the table for data, `d_rem` for descriptors):
     /// Ring position of the read's first DW.
     lk_start: Signal<Local, Bits<16>>,
-    /// Ring position one past its last DW.
-    lk_end: Signal<Local, Bits<16>>,
     /// DWs still to come.
     lk_rem: Signal<Local, Bits<8>>,
     /// The read is outstanding.
@@ -246,13 +247,13 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             r_desc: Default::default(),
             r_ok: Default::default(),
             r_tag: Default::default(),
+            r_rem: Default::default(),
             h_len: Default::default(),
             h_bc_dw: Default::default(),
             h_tag: Default::default(),
             h_class: TagClass::new(),
             h_good_status: Default::default(),
             lk_start: Default::default(),
-            lk_end: Default::default(),
             lk_rem: Default::default(),
             lk_busy: Default::default(),
             busy_at_tag: Default::default(),
@@ -289,7 +290,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, d_busy, err, d_done, d_we, d_idx, d_data, d_tag, r_base, r_bidx,
-            r_plen, r_chan, r_desc, r_ok, r_tag
+            r_plen, r_chan, r_desc, r_ok, r_tag, r_rem
         );
         self.tags.clock.next = self.clock.val();
         for c in 0..C {
@@ -317,12 +318,10 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             && (self.cpl.data.val().get_bits::<3>(45) == 0)
             && !self.cpl.data.val().get_bit(14)
             && (self.cpl.data.val().get_bits::<2>(32) == 0);
-        // The table is read at the tag of the completion being taken: the header's,
-        // or the registered one while its payload beats follow.
-        self.tags.lookup_tag.next = self.r_tag.q.val();
-        if self.state.q.val() == ReassemblyState::Header {
-            self.tags.lookup_tag.next = self.h_tag.val();
-        }
+        // The table is read at the tag field of the beat on the input: only a header
+        // beat's answer is used (payload beats count from `r_rem`), so the read address
+        // does not wait for the state.
+        self.tags.lookup_tag.next = self.h_tag.val();
         self.busy_at_tag.next = 0.into();
         for c in 0..C {
             if self.h_class.chan.val().index() == c {
@@ -331,12 +330,13 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             }
         }
         self.lk_start.next = 0.into();
-        self.lk_end.next = 8.into();
+        // A descriptor fetch: 8 DWs into the channel's descriptor, from its DW 0.
+        self.lk_total.next = 8.into();
         self.lk_rem.next = 0.into();
         self.lk_busy.next = false;
         if self.h_class.is_data.val() {
             self.lk_start.next = self.tags.lookup_start.val();
-            self.lk_end.next = self.tags.lookup_end.val();
+            self.lk_total.next = bit_cast::<16, 8>(self.tags.lookup_len.val());
             self.lk_rem.next = self.tags.lookup_rem.val();
             self.lk_busy.next = self.busy_at_tag.val().get_bit(0);
         }
@@ -348,7 +348,6 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
                 }
             }
         }
-        self.lk_total.next = self.lk_end.val() - self.lk_start.val();
         // Completions reach here only with the DMA's tag range; an idle tag is unexpected.
         self.h_known.next =
             (self.h_class.is_data.val() || self.h_class.is_desc.val()) && self.lk_busy.val();
@@ -409,7 +408,11 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.tags.clear_tag.next = self.h_tag.val();
         self.tags.dec.next = false;
         self.tags.dec_tag.next = self.e_tag.val();
-        self.tags.dec_rem.next = self.tags.lookup_rem.val() - self.e_plen.val().get_bits::<8>(0);
+        self.tags.dec_rem.next = self.r_rem.q.val() - self.e_plen.val().get_bits::<8>(0);
+        if self.state.q.val() == ReassemblyState::Header {
+            self.tags.dec_rem.next =
+                self.tags.lookup_rem.val() - self.e_plen.val().get_bits::<8>(0);
+        }
         self.cpl_error.next = self.err.q.val();
         self.err_now.next = 0.into();
         self.cpl_seen.next = 0.into();
@@ -425,6 +428,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             self.r_desc.d.next = self.e_desc.val();
             self.r_ok.d.next = self.e_ok.val();
             self.r_tag.d.next = self.e_tag.val();
+            self.r_rem.d.next = self.tags.lookup_rem.val();
             if !self.cpl.eop.val() {
                 self.state.d.next = ReassemblyState::Data;
             }

@@ -1,6 +1,7 @@
 //! The per-tag table of the DMA's data reads: for each of the `8C` data tags of `C`
-//! channels, the ring position of the read's first DW, of its end, and the DWs still to
-//! come.
+//! channels, the ring position of the read's first DW, of its end, its length and the
+//! DWs still to come. (The length is the end minus the start; the table keeps it so that
+//! a completion's checks do not wait for a subtraction, on the DMA's deepest path.)
 //!
 //! An array indexed by tag, with combinational reads: one for the completion being taken
 //! and one per channel for its oldest read (retirement); three writes a cycle, later ones
@@ -21,8 +22,8 @@ pub struct TagTable<const C: usize> {
     pub lookup_tag: Signal<In, Bits<8>>,
     /// Its read's first DW's ring position.
     pub lookup_start: Signal<Out, Bits<16>>,
-    /// Its read's end ring position.
-    pub lookup_end: Signal<Out, Bits<16>>,
+    /// Its read's length in DWs.
+    pub lookup_len: Signal<Out, Bits<8>>,
     /// Its read's DWs still to come.
     pub lookup_rem: Signal<Out, Bits<8>>,
     /// Per channel c: the index k of its oldest read's tag `8c + k`.
@@ -53,6 +54,7 @@ pub struct TagTable<const C: usize> {
     pub issue_rem: Signal<In, Bits<8>>,
     _start: Vec<Bits<16>>,
     _end: Vec<Bits<16>>,
+    _len: Vec<Bits<8>>,
     _rem: Vec<Bits<8>>,
 }
 
@@ -70,7 +72,7 @@ impl<const C: usize> TagTable<C> {
             clock: Default::default(),
             lookup_tag: Default::default(),
             lookup_start: Default::default(),
-            lookup_end: Default::default(),
+            lookup_len: Default::default(),
             lookup_rem: Default::default(),
             retire_idx: array_init::array_init(|_| Default::default()),
             retire_end: array_init::array_init(|_| Default::default()),
@@ -87,6 +89,7 @@ impl<const C: usize> TagTable<C> {
             issue_rem: Default::default(),
             _start: vec![0.into(); Self::TAGS],
             _end: vec![0.into(); Self::TAGS],
+            _len: vec![0.into(); Self::TAGS],
             _rem: vec![0.into(); Self::TAGS],
         }
     }
@@ -116,12 +119,13 @@ impl<const C: usize> Logic for TagTable<C> {
                 let t = Self::entry(self.issue_tag.val());
                 self._start[t] = self.issue_start.val();
                 self._end[t] = self.issue_end.val();
+                self._len[t] = self.issue_rem.val();
                 self._rem[t] = self.issue_rem.val();
             }
         }
         let t = Self::entry(self.lookup_tag.val());
         self.lookup_start.next = self._start[t];
-        self.lookup_end.next = self._end[t];
+        self.lookup_len.next = self._len[t];
         self.lookup_rem.next = self._rem[t];
         for c in 0..C {
             let t = 8 * c + self.retire_idx[c].val().index();
@@ -132,7 +136,7 @@ impl<const C: usize> Logic for TagTable<C> {
 
     fn connect(&mut self) {
         self.lookup_start.connect();
-        self.lookup_end.connect();
+        self.lookup_len.connect();
         self.lookup_rem.connect();
         for c in 0..C {
             self.retire_end[c].connect();
@@ -158,17 +162,19 @@ impl<const C: usize> Logic for TagTable<C> {
                 "\
 reg [15:0] t_start[0:{last}];
 reg [15:0] t_end[0:{last}];
+reg [7:0] t_len[0:{last}];
 reg [7:0] t_rem[0:{last}];
 integer i;
 initial begin
     for (i = 0; i < {tags}; i = i + 1) begin
         t_start[i] = 16'h0;
         t_end[i] = 16'h0;
+        t_len[i] = 8'h0;
         t_rem[i] = 8'h0;
     end
 end
 assign lookup_start = t_start[lookup_tag[{hi}:0]];
-assign lookup_end = t_end[lookup_tag[{hi}:0]];
+assign lookup_len = t_len[lookup_tag[{hi}:0]];
 assign lookup_rem = t_rem[lookup_tag[{hi}:0]];
 {retire}
 always @(posedge clock) begin
@@ -177,6 +183,7 @@ always @(posedge clock) begin
     if (issue) begin
         t_start[issue_tag[{hi}:0]] <= issue_start;
         t_end[issue_tag[{hi}:0]] <= issue_end;
+        t_len[issue_tag[{hi}:0]] <= issue_rem;
         t_rem[issue_tag[{hi}:0]] <= issue_rem;
     end
 end
@@ -201,7 +208,8 @@ mod tests {
         const TAGS: usize = TagTable::<4>::TAGS;
         let mut s = Stepper::new(TagTable::<4>::new(), |t| &mut t.clock);
         let mut rng = Lcg(5);
-        let (mut start, mut end, mut rem) = ([0u64; TAGS], [0u64; TAGS], [0u64; TAGS]);
+        let (mut start, mut end, mut len, mut rem) =
+            ([0u64; TAGS], [0u64; TAGS], [0u64; TAGS], [0u64; TAGS]);
         for cycle in 0..5_000 {
             let u = &mut s.uut;
             let tag = |rng: &mut Lcg| rng.below(TAGS as u64);
@@ -234,10 +242,10 @@ mod tests {
             assert_eq!(
                 [
                     u.lookup_start.val().to_u64(),
-                    u.lookup_end.val().to_u64(),
+                    u.lookup_len.val().to_u64(),
                     u.lookup_rem.val().to_u64()
                 ],
-                [start[lt], end[lt], rem[lt]],
+                [start[lt], len[lt], rem[lt]],
                 "cycle {cycle}: lookup"
             );
             for (c, &k) in rk.iter().enumerate() {
@@ -260,7 +268,7 @@ mod tests {
             }
             if issue {
                 let it = it as usize;
-                (start[it], end[it], rem[it]) = (is, ie, ir);
+                (start[it], end[it], len[it], rem[it]) = (is, ie, ir, ir);
             }
         }
     }
