@@ -12,7 +12,11 @@
 //! banks of 32-bit block RAM (bank = ring position mod 4), so the four lanes of a beat
 //! land in four different banks in the same cycle whatever the lane rotation; each
 //! channel owns `1024 / C` rows of every bank ([`super::RingLayout`]). Beats are taken one
-//! per cycle, the header beat included.
+//! per cycle, the header beat included. A beat's lanes are written a cycle after it is
+//! taken: the beat and what its header found are registered (`l_*`) between the header's
+//! checks and the lanes' placement, which would not fit one cycle together. Retirement
+//! sees a read's last DW counted a cycle after its last beat, so `avail` passes the read
+//! only after its last DWs are in the banks.
 //!
 //! Retirement: per channel, the oldest read whose DWs have all arrived retires and `avail`
 //! (the ring position up to which data is complete) moves to its end, so writes can go
@@ -24,7 +28,7 @@
 //! already draining). A completion for a tag that is not outstanding is counted as
 //! unexpected and dropped.
 //!
-//! Fetched descriptor DWs leave through registers too, a cycle after their beat, and
+//! Fetched descriptor DWs leave from the same registered beat, a cycle after it, and
 //! `desc_done` a cycle after the fetch's last DW was counted, so a channel sees the whole
 //! descriptor when it sees `desc_done`.
 
@@ -84,7 +88,7 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     pub desc_data: Signal<Out, Bits<128>>,
     /// The tag of the descriptor fetch the DWs belong to (names the channel).
     pub desc_tag: Signal<Out, Bits<8>>,
-    /// Per bank: write the reorder buffer.
+    /// Per bank: write the reorder buffer (a cycle after the beat).
     pub bank_we: Signal<Out, Bits<4>>,
     /// Per bank: row (the channel's rows, then the ring line: [`RingLayout`]).
     pub bank_addr: [Signal<Out, Bits<10>>; 4],
@@ -108,12 +112,27 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     err_now: Signal<Local, Bits<C>>,
     /// Per channel: a descriptor fetch finishes this cycle.
     done_now: Signal<Local, Bits<C>>,
-    /// `desc_done`, `desc_we`, `desc_idx`, `desc_data`, `desc_tag`: a cycle late.
+    /// `desc_done`, a cycle late.
     d_done: DFF<Bits<C>>,
-    d_we: DFF<Bits<4>>,
-    d_idx: DFF<Bits<12>>,
-    d_data: DFF<Bits<128>>,
-    d_tag: DFF<Bits<8>>,
+    // The beat taken last cycle, for the lanes' placement this cycle:
+    /// A beat was taken.
+    l_take: DFF<Bit>,
+    /// Its completion passed the checks.
+    l_ok: DFF<Bit>,
+    /// Its completion answers a descriptor fetch.
+    l_desc: DFF<Bit>,
+    /// Ring position of its completion's first payload DW.
+    l_base: DFF<Bits<16>>,
+    /// Index of its lane 0 in the packet, in DWs.
+    l_bidx: DFF<Bits<11>>,
+    /// Its completion's payload DWs.
+    l_plen: DFF<Bits<11>>,
+    /// Its completion's channel.
+    l_chan: DFF<Bits<CB>>,
+    /// Its lanes.
+    l_data: DFF<Bits<128>>,
+    /// Its completion's tag.
+    l_tag: DFF<Bits<8>>,
     /// Per channel: data reads issued (mod 16); bits 2:0 name the next tag.
     ip: [DFF<Bits<4>>; C],
     /// Per channel: data reads retired (mod 16); bits 2:0 name the oldest tag.
@@ -233,10 +252,15 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             err_now: Default::default(),
             done_now: Default::default(),
             d_done: Default::default(),
-            d_we: Default::default(),
-            d_idx: Default::default(),
-            d_data: Default::default(),
-            d_tag: Default::default(),
+            l_take: Default::default(),
+            l_ok: Default::default(),
+            l_desc: Default::default(),
+            l_base: Default::default(),
+            l_bidx: Default::default(),
+            l_plen: Default::default(),
+            l_chan: Default::default(),
+            l_data: Default::default(),
+            l_tag: Default::default(),
             ip: array_init::array_init(|_| Default::default()),
             rp: array_init::array_init(|_| Default::default()),
             avail_q: array_init::array_init(|_| Default::default()),
@@ -289,8 +313,8 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, d_busy, err, d_done, d_we, d_idx, d_data, d_tag, r_base, r_bidx,
-            r_plen, r_chan, r_desc, r_ok, r_tag, r_rem
+            self, clock, state, d_busy, err, d_done, l_take, l_ok, l_desc, l_base, l_bidx, l_plen,
+            l_chan, l_data, l_tag, r_base, r_bidx, r_plen, r_chan, r_desc, r_ok, r_tag, r_rem
         );
         self.tags.clock.next = self.clock.val();
         for c in 0..C {
@@ -379,28 +403,33 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.cpl.ready.next = true;
         self.take.next = self.cpl.valid.val();
 
-        // The beat's lanes into place.
-        self.lanes.take.next = self.take.val();
-        self.lanes.ok.next = self.e_ok.val();
-        self.lanes.desc.next = self.e_desc.val();
-        self.lanes.base.next = self.e_base.val();
-        self.lanes.bidx.next = self.e_bidx.val();
-        self.lanes.plen.next = self.e_plen.val();
-        self.lanes.chan.next = self.e_chan.val();
-        self.lanes.data.next = self.cpl.data.val();
+        // The beat, registered; last cycle's beat's lanes into place.
+        self.l_take.d.next = self.take.val();
+        self.l_ok.d.next = self.e_ok.val();
+        self.l_desc.d.next = self.e_desc.val();
+        self.l_base.d.next = self.e_base.val();
+        self.l_bidx.d.next = self.e_bidx.val();
+        self.l_plen.d.next = self.e_plen.val();
+        self.l_chan.d.next = self.e_chan.val();
+        self.l_data.d.next = self.cpl.data.val();
+        self.l_tag.d.next = self.e_tag.val();
+        self.lanes.take.next = self.l_take.q.val();
+        self.lanes.ok.next = self.l_ok.q.val();
+        self.lanes.desc.next = self.l_desc.q.val();
+        self.lanes.base.next = self.l_base.q.val();
+        self.lanes.bidx.next = self.l_bidx.q.val();
+        self.lanes.plen.next = self.l_plen.q.val();
+        self.lanes.chan.next = self.l_chan.q.val();
+        self.lanes.data.next = self.l_data.q.val();
         self.bank_we.next = self.lanes.bank_we.val();
         for b in 0..4 {
             self.bank_addr[b].next = self.lanes.bank_addr[b].val();
             self.bank_data[b].next = self.lanes.bank_data[b].val();
         }
-        self.d_we.d.next = self.lanes.desc_we.val();
-        self.d_idx.d.next = self.lanes.desc_idx.val();
-        self.d_tag.d.next = self.e_tag.val();
-        self.d_data.d.next = self.cpl.data.val();
-        self.desc_we.next = self.d_we.q.val();
-        self.desc_idx.next = self.d_idx.q.val();
-        self.desc_tag.next = self.d_tag.q.val();
-        self.desc_data.next = self.d_data.q.val();
+        self.desc_we.next = self.lanes.desc_we.val();
+        self.desc_idx.next = self.lanes.desc_idx.val();
+        self.desc_tag.next = self.l_tag.q.val();
+        self.desc_data.next = self.l_data.q.val();
         self.desc_done.next = self.d_done.q.val();
 
         // Header: account for the completion; payload beats follow in Data.
@@ -549,7 +578,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             self.d_busy.d.next = 0.into();
             self.err.d.next = 0.into();
             self.d_done.d.next = 0.into();
-            self.d_we.d.next = 0.into();
+            self.l_take.d.next = false;
             for c in 0..C {
                 self.t_busy[c].d.next = 0.into();
                 self.ip[c].d.next = 0.into();
