@@ -63,18 +63,28 @@ pub fn run(args: VerilogArgs) -> Result<(), CliError> {
     let r = icarus::check(&files.verilog, CORE_MODULE, &args.out.join("icarus"))
         .map_err(|e| CliError::Failure(e.to_string()))?;
     println!("{}", replay_line(&r));
-    let r = yosys_synth(&files.verilog, CORE_MODULE).map_err(check_failed)?;
-    // Memories stay memories here; `peach2 fpga open-flow` reports their bits per block.
-    println!(
-        "yosys synth: {} cells, {} flip-flops (memories kept as RAM), {} latches, no combinational loop",
-        r.cells, r.flip_flops, r.latches
-    );
     let core = VerilogSet {
         files: vec![files.verilog.clone()],
         top: CORE_MODULE.to_string(),
         ..Default::default()
     };
-    let t = yosys_timing(&core, &args.out.join("timing")).map_err(check_failed)?;
+    // Two independent Yosys processes of minutes each: side by side.
+    println!("yosys: synthesis and the timing estimate, side by side (a few minutes)");
+    let (r, t) = std::thread::scope(|s| {
+        let timing = s.spawn(|| yosys_timing(&core, &args.out.join("timing")));
+        let synth = yosys_synth(&files.verilog, CORE_MODULE);
+        let timing = timing
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (synth, timing)
+    });
+    let r = r.map_err(check_failed)?;
+    // Memories stay memories here; `peach2 fpga open-flow` reports their bits per block.
+    println!(
+        "yosys synth: {} cells, {} flip-flops (memories kept as RAM), {} latches, no combinational loop",
+        r.cells, r.flip_flops, r.latches
+    );
+    let t = t.map_err(check_failed)?;
     println!("{}", t.summary());
     for line in t.path_lines() {
         println!("  {line}");

@@ -168,42 +168,56 @@ fn open_flow_steps(out: &Path, report: &mut String) -> Result<(), CliError> {
         note!(report, "{}", line.trim());
     }
 
-    note!(
-        report,
-        "\n== Yosys synthesis (generic gates; hierarchy kept, then flattened)"
-    );
-    println!("yosys: synthesizing {TOP} (takes a minute or two)");
+    // The three Yosys runs are independent processes of minutes each: they run side by
+    // side (one thread waiting on each), and their sections are written in order after.
     // Yosys reads the stand-ins as black boxes (-lib), not as modules.
     let mut synth = wrapper(0);
     synth.files.retain(|f| *f != src.join(STUBS));
-    let res = yosys_resources(&synth, &[src.join(STUBS)], &out.join("synth"))
-        .map_err(|e| check_failed("yosys synthesis", e))?;
-    synthesis_report(report, &res, &out.join("synth"));
-
     // The estimates are of the core: the wrapper around it is the adapters and hard IP.
     let core_set = VerilogSet {
         files: vec![core.verilog.clone()],
         top: CORE_MODULE.to_string(),
         ..Default::default()
     };
+    println!(
+        "yosys: synthesizing {TOP}, mapping {CORE_MODULE} to LUTs and through synth_intel_alm, \
+         side by side (takes about four minutes with a core each)"
+    );
+    let (res, timing, alm) = std::thread::scope(|s| {
+        let timing = s.spawn(|| yosys_timing(&core_set, &out.join("timing")));
+        let alm = s.spawn(|| yosys_alm(&core_set, &out.join("alm")));
+        let res = yosys_resources(&synth, &[src.join(STUBS)], &out.join("synth"));
+        (res, joined(timing), joined(alm))
+    });
+
+    note!(
+        report,
+        "\n== Yosys synthesis (generic gates; hierarchy kept, then flattened)"
+    );
+    let res = res.map_err(|e| check_failed("yosys synthesis", e))?;
+    synthesis_report(report, &res, &out.join("synth"));
+
     note!(
         report,
         "\n== Timing estimate: {CORE_MODULE} in 6-input LUTs (Yosys abc -lut 6)"
     );
-    println!("yosys: mapping {CORE_MODULE} to LUTs (takes a minute or two)");
-    let timing = yosys_timing(&core_set, &out.join("timing"))
-        .map_err(|e| check_failed("timing estimate", e))?;
+    let timing = timing.map_err(|e| check_failed("timing estimate", e))?;
     timing_report(report, &timing, &out.join("timing"));
 
     note!(
         report,
         "\n== ALM-class resources: {CORE_MODULE} through synth_intel_alm -family cyclonev"
     );
-    println!("yosys: synth_intel_alm on {CORE_MODULE} (takes about four minutes)");
-    let alm =
-        yosys_alm(&core_set, &out.join("alm")).map_err(|e| check_failed("synth_intel_alm", e))?;
+    let alm = alm.map_err(|e| check_failed("synth_intel_alm", e))?;
     alm_report(report, &alm, &out.join("alm"));
     Ok(())
+}
+
+/// A Yosys run's result from its thread (a panic there is re-raised here: it is a bug).
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 fn timing_report(report: &mut String, t: &TimingReport, dir: &Path) {
