@@ -32,6 +32,7 @@
 //! `desc_done` a cycle after the fetch's last DW was counted, so a channel sees the whole
 //! descriptor when it sees `desc_done`.
 
+use super::cpl_header::CplHeader;
 use super::cpl_lanes::CplLanes;
 use super::tag_class::TagClass;
 use super::tag_table::TagTable;
@@ -157,32 +158,8 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     /// Its data read's DWs still to come, as the header found them (for the count at
     /// its last beat: nothing else changes that tag's entry meanwhile).
     r_rem: DFF<Bits<8>>,
-    // Header decode of the beat on the input.
-    /// Length field, in DWs (0 means 1024).
-    h_len: Signal<Local, Bits<11>>,
-    /// Byte count in DWs: what the read still expects, this completion included.
-    h_bc_dw: Signal<Local, Bits<16>>,
-    /// Tag.
-    h_tag: Signal<Local, Bits<8>>,
-    /// The header tag's class and channel.
-    h_class: TagClass<C, CB>,
-    /// CplD, status SC, not poisoned, byte count a whole number of DWs.
-    h_good_status: Signal<Local, Bit>,
-    // What the tag's read expects (the table for data, `d_rem` for descriptors):
-    /// Ring position of the read's first DW.
-    lk_start: Signal<Local, Bits<16>>,
-    /// DWs still to come.
-    lk_rem: Signal<Local, Bits<8>>,
-    /// The read is outstanding.
-    lk_busy: Signal<Local, Bit>,
-    /// The header tag's channel's busy bits, shifted so that the tag's is bit 0.
-    busy_at_tag: Signal<Local, Bits<8>>,
-    /// DWs of the whole read.
-    lk_total: Signal<Local, Bits<16>>,
-    /// The tag has a read outstanding.
-    h_known: Signal<Local, Bit>,
-    /// The completion fits its read and is good.
-    h_ok: Signal<Local, Bit>,
+    /// The beat on the input as a header, against the read its tag names.
+    header: CplHeader<C, CB>,
     // The completion being taken (from the header beat, or the registers after it).
     /// See `r_base`.
     e_base: Signal<Local, Bits<16>>,
@@ -272,18 +249,7 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             r_ok: Default::default(),
             r_tag: Default::default(),
             r_rem: Default::default(),
-            h_len: Default::default(),
-            h_bc_dw: Default::default(),
-            h_tag: Default::default(),
-            h_class: TagClass::new(),
-            h_good_status: Default::default(),
-            lk_start: Default::default(),
-            lk_rem: Default::default(),
-            lk_busy: Default::default(),
-            busy_at_tag: Default::default(),
-            lk_total: Default::default(),
-            h_known: Default::default(),
-            h_ok: Default::default(),
+            header: CplHeader::new(),
             e_base: Default::default(),
             e_bidx: Default::default(),
             e_plen: Default::default(),
@@ -332,56 +298,19 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             self.issue_idx[c].next = self.ip[c].q.val().get_bits::<3>(0);
         }
 
-        // Header fields of the beat on the input (a CplD's 3-DW header).
-        self.h_len.next = bit_cast::<11, 10>(self.cpl.data.val().get_bits::<10>(0));
-        self.h_bc_dw.next = bit_cast::<16, 10>(self.cpl.data.val().get_bits::<10>(34));
-        self.h_tag.next = self.cpl.data.val().get_bits::<8>(72);
-        self.h_class.tag.next = self.h_tag.val();
-        // CplD (fmt 010, type 01010), status SC, not poisoned, byte count a whole DW count.
-        self.h_good_status.next = (self.cpl.data.val().get_bits::<8>(24) == 0x4A)
-            && (self.cpl.data.val().get_bits::<3>(45) == 0)
-            && !self.cpl.data.val().get_bit(14)
-            && (self.cpl.data.val().get_bits::<2>(32) == 0);
-        // The table is read at the tag field of the beat on the input: only a header
-        // beat's answer is used (payload beats count from `r_rem`), so the read address
-        // does not wait for the state.
-        self.tags.lookup_tag.next = self.h_tag.val();
-        self.busy_at_tag.next = 0.into();
+        // The beat on the input as a header. The table is read at its tag field whatever
+        // the state: only a header beat's answer is used (payload beats count from
+        // `r_rem`), so the read address does not wait for the state.
+        self.header.data.next = self.cpl.data.val();
+        self.tags.lookup_tag.next = self.header.tag.val();
+        self.header.lookup_start.next = self.tags.lookup_start.val();
+        self.header.lookup_len.next = self.tags.lookup_len.val();
+        self.header.lookup_rem.next = self.tags.lookup_rem.val();
         for c in 0..C {
-            if self.h_class.chan.val().index() == c {
-                self.busy_at_tag.next =
-                    self.t_busy[c].q.val() >> bit_cast::<8, 3>(self.h_class.index.val());
-            }
+            self.header.t_busy[c].next = self.t_busy[c].q.val();
+            self.header.d_rem[c].next = self.d_rem[c].q.val();
         }
-        self.lk_start.next = 0.into();
-        // A descriptor fetch: 8 DWs into the channel's descriptor, from its DW 0.
-        self.lk_total.next = 8.into();
-        self.lk_rem.next = 0.into();
-        self.lk_busy.next = false;
-        if self.h_class.is_data.val() {
-            self.lk_start.next = self.tags.lookup_start.val();
-            self.lk_total.next = bit_cast::<16, 8>(self.tags.lookup_len.val());
-            self.lk_rem.next = self.tags.lookup_rem.val();
-            self.lk_busy.next = self.busy_at_tag.val().get_bit(0);
-        }
-        if self.h_class.is_desc.val() {
-            for c in 0..C {
-                if self.h_class.chan.val().index() == c {
-                    self.lk_rem.next = self.d_rem[c].q.val();
-                    self.lk_busy.next = self.d_busy.q.val().get_bit(c);
-                }
-            }
-        }
-        // Completions reach here only with the DMA's tag range; an idle tag is unexpected.
-        self.h_known.next =
-            (self.h_class.is_data.val() || self.h_class.is_desc.val()) && self.lk_busy.val();
-        self.h_ok.next = self.h_known.val()
-            && self.h_good_status.val()
-            && (self.h_len.val() != 0)
-            && (self.h_bc_dw.val() != 0)
-            && (self.h_bc_dw.val() <= self.lk_total.val())
-            && (bit_cast::<16, 11>(self.h_len.val()) <= self.h_bc_dw.val())
-            && (self.h_len.val() <= bit_cast::<11, 8>(self.lk_rem.val()));
+        self.header.d_busy.next = self.d_busy.q.val();
 
         // The completion in progress.
         self.e_base.next = self.r_base.q.val();
@@ -392,13 +321,13 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.e_ok.next = self.r_ok.q.val();
         self.e_tag.next = self.r_tag.q.val();
         if self.state.q.val() == ReassemblyState::Header {
-            self.e_base.next = self.lk_start.val() + (self.lk_total.val() - self.h_bc_dw.val());
+            self.e_base.next = self.header.base.val();
             self.e_bidx.next = 0.into();
-            self.e_plen.next = self.h_len.val();
-            self.e_chan.next = self.h_class.chan.val();
-            self.e_desc.next = self.h_class.is_desc.val();
-            self.e_ok.next = self.h_ok.val() && self.cpl.sop.val();
-            self.e_tag.next = self.h_tag.val();
+            self.e_plen.next = self.header.len.val();
+            self.e_chan.next = self.header.chan.val();
+            self.e_desc.next = self.header.is_desc.val();
+            self.e_ok.next = self.header.ok.val() && self.cpl.sop.val();
+            self.e_tag.next = self.header.tag.val();
         }
         self.cpl.ready.next = true;
         self.take.next = self.cpl.valid.val();
@@ -434,7 +363,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
 
         // Header: account for the completion; payload beats follow in Data.
         self.tags.clear.next = false;
-        self.tags.clear_tag.next = self.h_tag.val();
+        self.tags.clear_tag.next = self.header.tag.val();
         self.tags.dec.next = false;
         self.tags.dec_tag.next = self.e_tag.val();
         self.tags.dec_rem.next = self.r_rem.q.val() - self.e_plen.val().get_bits::<8>(0);
@@ -461,22 +390,22 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             if !self.cpl.eop.val() {
                 self.state.d.next = ReassemblyState::Data;
             }
-            if !self.h_known.val() {
+            if !self.header.known.val() {
                 self.cpl_unexpected.next = true;
             } else {
                 for c in 0..C {
-                    if self.h_class.chan.val().index() == c {
+                    if self.header.chan.val().index() == c {
                         self.cpl_seen.next = self.cpl_seen.val().replace_bit(c, true);
-                        if !self.h_ok.val() {
+                        if !self.header.ok.val() {
                             self.err_now.next = self.err_now.val().replace_bit(c, true);
                         }
                     }
                 }
-                if !self.h_ok.val() {
+                if !self.header.ok.val() {
                     // The read counts as finished: its channel stops on the error.
-                    self.tags.clear.next = self.h_class.is_data.val();
+                    self.tags.clear.next = self.header.is_data.val();
                     for c in 0..C {
-                        if self.h_class.is_desc.val() && (self.h_class.chan.val().index() == c) {
+                        if self.header.is_desc.val() && (self.header.chan.val().index() == c) {
                             self.d_rem[c].d.next = 0.into();
                         }
                     }

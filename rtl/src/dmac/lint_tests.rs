@@ -24,6 +24,10 @@ fn dmac_datapath_blocks_lint_clean() {
         "dma_cpl_reassembly",
     );
     lint(
+        &mut super::cpl_header::CplHeader::<C, CB>::new(),
+        "dma_cpl_header",
+    );
+    lint(
         &mut super::cpl_lanes::CplLanes::<C, CB>::new(),
         "dma_cpl_lanes",
     );

@@ -19,7 +19,8 @@
 //!   `peach2_regmap::dma::tags`).
 //! - `cpl_reassembly`: completions (split, out of order across tags) into the reorder
 //!   buffer, in-order retirement per channel, host descriptor delivery; `tag_table` is
-//!   its per-tag array (start, end, DWs to come), `tag_class` tells its tags apart,
+//!   its per-tag array (start, length, DWs to come), `tag_class` tells its tags apart,
+//!   `cpl_header` checks a completion's header against the read its tag names,
 //!   `cpl_lanes` puts a beat's lanes into the banks, at the rows `ring_rows` gives
 //!   (the write generator reads by the same rule).
 //! - `write_gen`: round-robin MWr issue from the reorder buffer, plus one-DW notifications.
@@ -28,6 +29,7 @@
 //! Register and descriptor formats: `peach2_regmap::dma`.
 
 pub mod channel;
+pub mod cpl_header;
 pub mod cpl_lanes;
 pub mod cpl_reassembly;
 pub mod cursor;

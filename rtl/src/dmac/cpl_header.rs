@@ -1,0 +1,296 @@
+//! A completion's header beat against the read it answers: which of the DMA's reads the
+//! tag names, whether that read is outstanding, whether the completion is good and fits
+//! what the read still expects, and where its first payload DW goes. Combinational; the
+//! reassembly stage around it owns the tag table and the busy bits it reads.
+//!
+//! A data read's entry (`tag_table`) gives the ring position of its first DW, its length
+//! and the DWs still to come; a descriptor fetch is 8 DWs into the channel's descriptor
+//! from DW 0, with `d_rem` still to come. The offset of a completion inside its read is
+//! `read length - byte count`, so its payload starts at `start + length - byte count`.
+
+use super::tag_class::TagClass;
+use rust_hdl::prelude::*;
+
+/// The header checks of `C` channels' completions (`CB` bits of channel number).
+#[derive(LogicBlock)]
+pub struct CplHeader<const C: usize, const CB: usize> {
+    /// The beat on the input (its header DWs, if it is a header beat).
+    pub data: Signal<In, Bits<128>>,
+    /// The tag table's entry at [`Self::tag`]: ring position of the read's first DW.
+    pub lookup_start: Signal<In, Bits<16>>,
+    /// The entry's read length in DWs.
+    pub lookup_len: Signal<In, Bits<8>>,
+    /// The entry's DWs still to come.
+    pub lookup_rem: Signal<In, Bits<8>>,
+    /// Per channel, per data tag k (`8c + k`): a read is outstanding.
+    pub t_busy: [Signal<In, Bits<8>>; C],
+    /// Per channel: DWs of its descriptor fetch still to come.
+    pub d_rem: [Signal<In, Bits<8>>; C],
+    /// Per channel: a descriptor fetch is outstanding.
+    pub d_busy: Signal<In, Bits<C>>,
+    /// The header's tag (the tag table's lookup address).
+    pub tag: Signal<Out, Bits<8>>,
+    /// The header's length field in DWs (0 means 1024).
+    pub len: Signal<Out, Bits<11>>,
+    /// The tag is a data read's.
+    pub is_data: Signal<Out, Bit>,
+    /// The tag is a descriptor fetch's.
+    pub is_desc: Signal<Out, Bit>,
+    /// The tag's channel.
+    pub chan: Signal<Out, Bits<CB>>,
+    /// The tag has a read outstanding.
+    pub known: Signal<Out, Bit>,
+    /// The completion is good and fits its read.
+    pub ok: Signal<Out, Bit>,
+    /// Ring position (data) or descriptor DW (fetch) of its first payload DW.
+    pub base: Signal<Out, Bits<16>>,
+    /// Byte count in DWs: what the read still expects, this completion included.
+    bc_dw: Signal<Local, Bits<16>>,
+    /// The tag's class and channel.
+    tag_class: TagClass<C, CB>,
+    /// CplD, status SC, not poisoned, byte count a whole number of DWs.
+    good_status: Signal<Local, Bit>,
+    /// The tag's channel's busy bits, shifted so that the tag's is bit 0.
+    busy_at_tag: Signal<Local, Bits<8>>,
+    /// Ring position of the read's first DW.
+    start: Signal<Local, Bits<16>>,
+    /// DWs of the whole read.
+    total: Signal<Local, Bits<16>>,
+    /// DWs still to come.
+    rem: Signal<Local, Bits<8>>,
+    /// The read is outstanding.
+    busy: Signal<Local, Bit>,
+}
+
+impl<const C: usize, const CB: usize> CplHeader<C, CB> {
+    /// The checks; panics on a channel count without a tag layout.
+    pub fn new() -> Self {
+        Self {
+            data: Default::default(),
+            lookup_start: Default::default(),
+            lookup_len: Default::default(),
+            lookup_rem: Default::default(),
+            t_busy: array_init::array_init(|_| Default::default()),
+            d_rem: array_init::array_init(|_| Default::default()),
+            d_busy: Default::default(),
+            tag: Default::default(),
+            len: Default::default(),
+            is_data: Default::default(),
+            is_desc: Default::default(),
+            chan: Default::default(),
+            known: Default::default(),
+            ok: Default::default(),
+            base: Default::default(),
+            bc_dw: Default::default(),
+            tag_class: TagClass::new(),
+            good_status: Default::default(),
+            busy_at_tag: Default::default(),
+            start: Default::default(),
+            total: Default::default(),
+            rem: Default::default(),
+            busy: Default::default(),
+        }
+    }
+}
+
+impl<const C: usize, const CB: usize> Default for CplHeader<C, CB> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // A CplD's 3-DW header.
+        self.len.next = bit_cast::<11, 10>(self.data.val().get_bits::<10>(0));
+        self.bc_dw.next = bit_cast::<16, 10>(self.data.val().get_bits::<10>(34));
+        self.tag.next = self.data.val().get_bits::<8>(72);
+        self.tag_class.tag.next = self.data.val().get_bits::<8>(72);
+        self.is_data.next = self.tag_class.is_data.val();
+        self.is_desc.next = self.tag_class.is_desc.val();
+        self.chan.next = self.tag_class.chan.val();
+        // CplD (fmt 010, type 01010), status SC, not poisoned, byte count a whole DW count.
+        self.good_status.next = (self.data.val().get_bits::<8>(24) == 0x4A)
+            && (self.data.val().get_bits::<3>(45) == 0)
+            && !self.data.val().get_bit(14)
+            && (self.data.val().get_bits::<2>(32) == 0);
+
+        // What the tag's read expects.
+        self.busy_at_tag.next = 0.into();
+        for c in 0..C {
+            if self.tag_class.chan.val().index() == c {
+                self.busy_at_tag.next =
+                    self.t_busy[c].val() >> bit_cast::<8, 3>(self.tag_class.index.val());
+            }
+        }
+        self.start.next = 0.into();
+        // A descriptor fetch: 8 DWs into the channel's descriptor, from its DW 0.
+        self.total.next = 8.into();
+        self.rem.next = 0.into();
+        self.busy.next = false;
+        if self.tag_class.is_data.val() {
+            self.start.next = self.lookup_start.val();
+            self.total.next = bit_cast::<16, 8>(self.lookup_len.val());
+            self.rem.next = self.lookup_rem.val();
+            self.busy.next = self.busy_at_tag.val().get_bit(0);
+        }
+        if self.tag_class.is_desc.val() {
+            for c in 0..C {
+                if self.tag_class.chan.val().index() == c {
+                    self.rem.next = self.d_rem[c].val();
+                    self.busy.next = self.d_busy.val().get_bit(c);
+                }
+            }
+        }
+
+        // Completions reach here only with the DMA's tag range; an idle tag is unexpected.
+        self.known.next =
+            (self.tag_class.is_data.val() || self.tag_class.is_desc.val()) && self.busy.val();
+        self.ok.next = self.known.val()
+            && self.good_status.val()
+            && (self.len.val() != 0)
+            && (self.bc_dw.val() != 0)
+            && (self.bc_dw.val() <= self.total.val())
+            && (bit_cast::<16, 11>(self.len.val()) <= self.bc_dw.val())
+            && (self.len.val() <= bit_cast::<11, 8>(self.rem.val()));
+        self.base.next = self.start.val() + (self.total.val() - self.bc_dw.val());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::{bits128, Lcg};
+
+    /// One random header and table state, and what the rule written plainly says of it.
+    struct Case {
+        data: u128,
+        start: u64,
+        len: u64,
+        rem: u64,
+        t_busy: Vec<u64>,
+        d_rem: Vec<u64>,
+        d_busy: u64,
+    }
+
+    impl Case {
+        fn random<const C: usize>(rng: &mut Lcg) -> Case {
+            let c = C as u64;
+            // Mostly the DMA's tags, some past them.
+            let tag = rng.below(9 * c + 4);
+            let len = 1 + rng.below(128);
+            let rem = 1 + rng.below(len);
+            let (mut bc_dw, mut plen) = (rem, 1 + rng.below(rem));
+            if rng.chance(0.2) {
+                bc_dw = rng.below(1 << 10);
+            }
+            if rng.chance(0.2) {
+                plen = rng.below(1 << 10);
+            }
+            let mut dw0 = plen | 0x4A << 24;
+            let mut dw1 = bc_dw << 2;
+            if rng.chance(0.1) {
+                dw0 ^= 1 << (24 + rng.below(8));
+            }
+            if rng.chance(0.1) {
+                dw0 |= 1 << 14; // poisoned
+            }
+            if rng.chance(0.1) {
+                dw1 |= (1 + rng.below(7)) << 13; // status other than SC
+            }
+            if rng.chance(0.1) {
+                dw1 |= 1 + rng.below(3); // byte count not whole DWs
+            }
+            let dw2 = tag << 8 | rng.below(256) << 16;
+            let data = u128::from(dw0)
+                | u128::from(dw1) << 32
+                | u128::from(dw2) << 64
+                | u128::from(rng.next_u64() as u32) << 96;
+            Case {
+                data,
+                start: rng.below(1 << 16),
+                len,
+                rem: if rng.chance(0.9) { rem } else { rng.below(256) },
+                t_busy: (0..C).map(|_| rng.below(256)).collect(),
+                d_rem: (0..C).map(|_| rng.below(9)).collect(),
+                d_busy: rng.below(1 << C),
+            }
+        }
+
+        /// (is_data, is_desc, chan, known, ok, base)
+        fn expected(&self, c: u64) -> (bool, bool, u64, bool, bool, u64) {
+            let field = |lo: u32, bits: u32| (self.data >> lo) as u64 & ((1 << bits) - 1);
+            let (plen, bc_dw, tag) = (field(0, 10), field(34, 10), field(72, 8));
+            let good =
+                field(24, 8) == 0x4A && field(45, 3) == 0 && field(14, 1) == 0 && field(32, 2) == 0;
+            let (is_data, is_desc) = (tag < 8 * c, (8 * c..9 * c).contains(&tag));
+            let chan = if is_data { tag / 8 } else { tag % c };
+            let (start, total, rem, busy) = if is_data {
+                let busy = self.t_busy[chan as usize] >> (tag % 8) & 1 == 1;
+                (self.start, self.len, self.rem, busy)
+            } else if is_desc {
+                let busy = self.d_busy >> chan & 1 == 1;
+                (0, 8, self.d_rem[chan as usize], busy)
+            } else {
+                (0, 8, 0, false)
+            };
+            let known = (is_data || is_desc) && busy;
+            let ok = known
+                && good
+                && plen != 0
+                && bc_dw != 0
+                && bc_dw <= total
+                && plen <= bc_dw
+                && plen <= rem;
+            let base = (start + total).wrapping_sub(bc_dw) & 0xFFFF;
+            (is_data, is_desc, chan, known, ok, base)
+        }
+    }
+
+    fn follows_the_rule<const C: usize, const CB: usize>(seed: u64) {
+        let mut uut = CplHeader::<C, CB>::new();
+        uut.connect_all();
+        let mut rng = Lcg(seed);
+        let mut oks = 0;
+        for _ in 0..3000 {
+            let case = Case::random::<C>(&mut rng);
+            uut.data.next = bits128(case.data);
+            uut.lookup_start.next = case.start.into();
+            uut.lookup_len.next = case.len.into();
+            uut.lookup_rem.next = case.rem.into();
+            for c in 0..C {
+                uut.t_busy[c].next = case.t_busy[c].into();
+                uut.d_rem[c].next = case.d_rem[c].into();
+            }
+            uut.d_busy.next = case.d_busy.into();
+            assert!(simulate(&mut uut, 100), "settles");
+            let (is_data, is_desc, chan, known, ok, base) = case.expected(C as u64);
+            let got = (
+                uut.is_data.val(),
+                uut.is_desc.val(),
+                uut.known.val(),
+                uut.ok.val(),
+            );
+            assert_eq!(got, (is_data, is_desc, known, ok), "{:#x}", case.data);
+            assert_eq!(uut.tag.val().to_u64(), (case.data >> 72) as u64 & 0xFF);
+            assert_eq!(uut.len.val().to_u64(), case.data as u64 & 0x3FF);
+            if is_data || is_desc {
+                assert_eq!(uut.chan.val().to_u64(), chan, "{:#x}", case.data);
+            }
+            if ok {
+                assert_eq!(uut.base.val().to_u64(), base, "{:#x}", case.data);
+                oks += 1;
+            }
+        }
+        // The random headers reach the accepting side often enough to test it.
+        assert!(oks > 300, "{oks} good completions");
+    }
+
+    #[test]
+    fn headers_are_checked_as_the_rule_says() {
+        follows_the_rule::<2, 1>(7);
+        follows_the_rule::<4, 2>(8);
+        follows_the_rule::<8, 3>(9);
+    }
+}
