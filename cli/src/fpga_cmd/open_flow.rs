@@ -181,7 +181,7 @@ fn open_flow_steps(out: &Path, report: &mut String) -> Result<(), CliError> {
     };
     println!(
         "yosys: synthesizing {TOP}, mapping {CORE_MODULE} to LUTs and through synth_intel_alm, \
-         side by side (takes about four minutes with a core each)"
+         side by side (5-10 minutes on two cores)"
     );
     let (res, timing, alm) = std::thread::scope(|s| {
         let timing = s.spawn(|| yosys_timing(&core_set, &out.join("timing")));
