@@ -13,8 +13,8 @@
 //! land in four different banks in the same cycle whatever the lane rotation; each
 //! channel owns `1024 / C` rows of every bank ([`super::RingLayout`]). Beats are taken one
 //! per cycle, the header beat included. A beat's lanes are written a cycle after it is
-//! taken: the beat and what its header found are registered (`l_*`) between the header's
-//! checks and the lanes' placement, which would not fit one cycle together. Retirement
+//! taken: the beat and what its header found are registered (`l_*`, and the `r_*` the
+//! payload beats use anyway) between the header's checks and the lanes' placement, which would not fit one cycle together. Retirement
 //! sees a read's last DW counted a cycle after its last beat, so `avail` passes the read
 //! only after its last DWs are in the banks.
 //!
@@ -115,25 +115,18 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     done_now: Signal<Local, Bits<C>>,
     /// `desc_done`, a cycle late.
     d_done: DFF<Bits<C>>,
-    // The beat taken last cycle, for the lanes' placement this cycle:
+    // The beat taken last cycle, for the lanes' placement this cycle (its completion's
+    // other fields are the `r_*` registers, which hold them from the cycle after its
+    // header on):
     /// A beat was taken.
     l_take: DFF<Bit>,
-    /// Its completion passed the checks.
+    /// Its completion passed the checks (a header beat without SOP leaves the `r_*`
+    /// registers as they were, so `r_ok` would not say).
     l_ok: DFF<Bit>,
-    /// Its completion answers a descriptor fetch.
-    l_desc: DFF<Bit>,
-    /// Ring position of its completion's first payload DW.
-    l_base: DFF<Bits<16>>,
-    /// Index of its lane 0 in the packet, in DWs.
+    /// Index of its lane 0 in the packet, in DWs (`r_bidx` already names the next beat's).
     l_bidx: DFF<Bits<11>>,
-    /// Its completion's payload DWs.
-    l_plen: DFF<Bits<11>>,
-    /// Its completion's channel.
-    l_chan: DFF<Bits<CB>>,
     /// Its lanes.
     l_data: DFF<Bits<128>>,
-    /// Its completion's tag.
-    l_tag: DFF<Bits<8>>,
     /// Per channel: data reads issued (mod 16); bits 2:0 name the next tag.
     ip: [DFF<Bits<4>>; C],
     /// Per channel: data reads retired (mod 16); bits 2:0 name the oldest tag.
@@ -231,13 +224,8 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             d_done: Default::default(),
             l_take: Default::default(),
             l_ok: Default::default(),
-            l_desc: Default::default(),
-            l_base: Default::default(),
             l_bidx: Default::default(),
-            l_plen: Default::default(),
-            l_chan: Default::default(),
             l_data: Default::default(),
-            l_tag: Default::default(),
             ip: array_init::array_init(|_| Default::default()),
             rp: array_init::array_init(|_| Default::default()),
             avail_q: array_init::array_init(|_| Default::default()),
@@ -279,8 +267,8 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, d_busy, err, d_done, l_take, l_ok, l_desc, l_base, l_bidx, l_plen,
-            l_chan, l_data, l_tag, r_base, r_bidx, r_plen, r_chan, r_desc, r_ok, r_tag, r_rem
+            self, clock, state, d_busy, err, d_done, l_take, l_ok, l_bidx, l_data, r_base, r_bidx,
+            r_plen, r_chan, r_desc, r_ok, r_tag, r_rem
         );
         self.tags.clock.next = self.clock.val();
         for c in 0..C {
@@ -335,20 +323,15 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         // The beat, registered; last cycle's beat's lanes into place.
         self.l_take.d.next = self.take.val();
         self.l_ok.d.next = self.e_ok.val();
-        self.l_desc.d.next = self.e_desc.val();
-        self.l_base.d.next = self.e_base.val();
         self.l_bidx.d.next = self.e_bidx.val();
-        self.l_plen.d.next = self.e_plen.val();
-        self.l_chan.d.next = self.e_chan.val();
         self.l_data.d.next = self.cpl.data.val();
-        self.l_tag.d.next = self.e_tag.val();
         self.lanes.take.next = self.l_take.q.val();
         self.lanes.ok.next = self.l_ok.q.val();
-        self.lanes.desc.next = self.l_desc.q.val();
-        self.lanes.base.next = self.l_base.q.val();
+        self.lanes.desc.next = self.r_desc.q.val();
+        self.lanes.base.next = self.r_base.q.val();
         self.lanes.bidx.next = self.l_bidx.q.val();
-        self.lanes.plen.next = self.l_plen.q.val();
-        self.lanes.chan.next = self.l_chan.q.val();
+        self.lanes.plen.next = self.r_plen.q.val();
+        self.lanes.chan.next = self.r_chan.q.val();
         self.lanes.data.next = self.l_data.q.val();
         self.bank_we.next = self.lanes.bank_we.val();
         for b in 0..4 {
@@ -357,7 +340,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         }
         self.desc_we.next = self.lanes.desc_we.val();
         self.desc_idx.next = self.lanes.desc_idx.val();
-        self.desc_tag.next = self.l_tag.q.val();
+        self.desc_tag.next = self.r_tag.q.val();
         self.desc_data.next = self.l_data.q.val();
         self.desc_done.next = self.d_done.q.val();
 
