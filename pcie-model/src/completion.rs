@@ -17,7 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::limits::{MaxPayloadSize, Rcb};
-use crate::tlp::{Addr, Bdf, CplStatus, Header, Tlp, TlpError};
+use crate::tlp::{Addr, Bdf, Completion, CplStatus, Header, Tlp, TlpError};
 
 /// Violations of the completion and request rules, and malformed inputs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -279,7 +279,7 @@ pub fn split_completions(span: &ReadSpan, rules: &CompletionRules) -> Vec<Comple
 }
 
 /// Builds the successful completions (CplD) answering `mrd`, reading the returned bytes
-/// through `read(address, buf)`.
+/// through `read(address, buf)`; they carry the request's TC and attributes.
 pub fn build_completions(
     mrd: &Tlp,
     completer_id: Bdf,
@@ -301,31 +301,44 @@ pub fn build_completions(
                 c.lower_address,
                 &data,
             )
+            .and_then(|t| t.with_tc(mrd.tc()))
+            .and_then(|t| t.with_attr(mrd.attr()))
             .map_err(CompletionError::from)
         })
         .collect()
 }
 
-/// The completion without data that fails a request with `status` (UR, CA, CRS).
-///
-/// For a memory read it carries the Byte Count and Lower Address a first successful
-/// completion would have; for other requests Byte Count 4 and Lower Address 0.
+/// The completion without data that fails a request with `status` (UR, CA, CRS), as
+/// PCIe 3.0 §2.2.9 has it: a memory read's carries the Byte Count and Lower Address a
+/// first successful completion would have (and is a CplLk for a locked read); an
+/// AtomicOp's, Byte Count = its operand size and Lower Address 0; any other request's,
+/// Byte Count 4 and Lower Address 0. TC and attributes are the request's.
 pub fn error_completion(
     request: &Tlp,
     completer_id: Bdf,
     status: CplStatus,
 ) -> Result<Tlp, CompletionError> {
-    let byte_count = request.request_byte_count().unwrap_or(4);
-    let lower = request.request_lower_address().unwrap_or(0);
-    Ok(Tlp::completion(
+    let (byte_count, locked) = match request.header() {
+        Header::MemRead { locked, .. } => (request.request_byte_count().unwrap_or(4), *locked),
+        Header::Atomic(a) => {
+            let operand = a.op.operand_size(request.payload_len()).unwrap_or(4);
+            (operand as u16, false)
+        }
+        _ => (4, false),
+    };
+    let cpl = Completion {
         completer_id,
         status,
-        request.requester_id(),
-        request.tag(),
+        bcm: false,
         byte_count,
-        lower,
-        &[],
-    )?)
+        requester_id: request.requester_id(),
+        tag: request.tag(),
+        lower_address: request.request_lower_address().unwrap_or(0),
+        locked,
+    };
+    Ok(Tlp::new(Header::Completion(cpl), Vec::new())?
+        .with_tc(request.tc())?
+        .with_attr(request.attr())?)
 }
 
 /// True if `len` bytes from `addr` cross a 4 KiB boundary.

@@ -198,6 +198,39 @@ fn failed_request_and_error_completions() {
     ));
 }
 
+/// §2.2.9: an AtomicOp's completion carries its operand size, a locked read's is a
+/// CplLk, and every completion keeps the request's TC and attributes.
+#[test]
+fn error_completions_of_atomics_and_locked_reads() {
+    use crate::tlp::{AtomicOp, Attr, TlpKind};
+    for (op, operands, size) in [
+        (AtomicOp::FetchAdd, 4, 4),
+        (AtomicOp::Swap, 8, 8),
+        (AtomicOp::Cas, 8, 4),
+        (AtomicOp::Cas, 32, 16),
+    ] {
+        let req = Tlp::atomic(op, RC, Tag(2), Addr(0x1000), &vec![0; operands]).unwrap();
+        let ur = error_completion(&req, DEV, CplStatus::Ur).unwrap();
+        let c = ur.as_completion().unwrap();
+        assert_eq!((c.byte_count, c.lower_address), (size, 0), "{op:?}");
+    }
+    let attr = Attr {
+        relaxed_ordering: true,
+        ..Attr::default()
+    };
+    let lk = Tlp::mem_read_locked(RC, Tag(3), Addr(0x1004), 6)
+        .unwrap()
+        .with_tc(5)
+        .unwrap()
+        .with_attr(attr)
+        .unwrap();
+    let ur = error_completion(&lk, DEV, CplStatus::Ur).unwrap();
+    assert_eq!(ur.kind(), TlpKind::CplLk);
+    assert_eq!((ur.tc(), ur.attr()), (5, attr));
+    let c = ur.as_completion().unwrap();
+    assert_eq!((c.byte_count, c.lower_address), (6, 4));
+}
+
 #[test]
 fn chunk_limits_are_validated() {
     let r = rules(Rcb::B128, MaxPayloadSize::B256);

@@ -3,7 +3,9 @@
 //! One request at a time. A CSR write is applied DW by DW as its payload lanes arrive
 //! (byte enables from the header). A CSR read of 1 to 4 DWs is answered with one CplD; a
 //! longer read is answered with Completer Abort (BAR0 is registers, not memory). A request
-//! the RX stage marked `unsupported` is consumed and answered with UR. Completions that
+//! the RX stage marked `unsupported`, and a locked read (an endpoint supports no locked
+//! access), is consumed and answered with UR; `super::cpl_fields` makes the answer's
+//! header (a CplLk for the locked read). Completions that
 //! reach here match no request of the chip's (the DMA's completions are taken off before,
 //! by `super::mux`) and are counted. Writes to the internal-memory target (a global
 //! address of this node) at offset `o` land in the DMA's descriptor memory (BAR0 0x8000 +
@@ -11,6 +13,7 @@
 //! `peach2_regmap::notify`); elsewhere they are dropped. A read takes two cycles per DW:
 //! the notification store's block RAM answers a cycle after the address.
 
+use super::cpl_fields::CplFields;
 use crate::csr::bus::CsrBus;
 use crate::stream::{TlpSink, TlpSource};
 use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
@@ -106,13 +109,8 @@ pub struct InternalCompleter {
     length: Signal<Local, Bits<10>>,
     first_be: Signal<Local, Bits<4>>,
     last_be: Signal<Local, Bits<4>>,
-    lead: Signal<Local, Bits<12>>,
-    trail: Signal<Local, Bits<12>>,
-    byte_count: Signal<Local, Bits<12>>,
-    lower_addr: Signal<Local, Bits<7>>,
-    cpl_dw0: Signal<Local, Bits<32>>,
-    cpl_dw1: Signal<Local, Bits<32>>,
-    cpl_dw2: Signal<Local, Bits<32>>,
+    /// The answer's header, from the latched request.
+    fields: CplFields,
     global_base_hi: Constant<Bits<22>>,
 }
 
@@ -158,13 +156,7 @@ impl Default for InternalCompleter {
             length: Default::default(),
             first_be: Default::default(),
             last_be: Default::default(),
-            lead: Default::default(),
-            trail: Default::default(),
-            byte_count: Default::default(),
-            lower_addr: Default::default(),
-            cpl_dw0: Default::default(),
-            cpl_dw1: Default::default(),
-            cpl_dw2: Default::default(),
+            fields: Default::default(),
             global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
         }
     }
@@ -225,60 +217,11 @@ impl Logic for InternalCompleter {
         self.last_pad.next = 5 - bit_cast::<3, 10>(self.length.val());
         self.first_be.next = self.h1.q.val().get_bits::<4>(0);
         self.last_be.next = self.h1.q.val().get_bits::<4>(4);
-        // Bytes disabled before the first and after the last enabled byte.
-        self.lead.next = 0.into();
-        if self.first_be.val().get_bits::<2>(0) == 2 {
-            self.lead.next = 1.into();
-        }
-        if self.first_be.val().get_bits::<3>(0) == 4 {
-            self.lead.next = 2.into();
-        }
-        if self.first_be.val() == 8 {
-            self.lead.next = 3.into();
-        }
-        self.trail.next = 0.into();
-        if self.length.val() == 1 {
-            // A 1-DW request: last_be is 0 and first_be bounds both ends.
-            if self.first_be.val().get_bits::<2>(2) == 1 {
-                self.trail.next = 1.into();
-            }
-            if self.first_be.val().get_bits::<3>(1) == 1 {
-                self.trail.next = 2.into();
-            }
-            if self.first_be.val() == 1 {
-                self.trail.next = 3.into();
-            }
-            if self.first_be.val() == 0 {
-                self.trail.next = 3.into();
-            }
-        } else {
-            if self.last_be.val().get_bits::<2>(2) == 1 {
-                self.trail.next = 1.into();
-            }
-            if self.last_be.val().get_bits::<3>(1) == 1 {
-                self.trail.next = 2.into();
-            }
-            if self.last_be.val() == 1 {
-                self.trail.next = 3.into();
-            }
-        }
-        self.byte_count.next =
-            (bit_cast::<12, 10>(self.length.val()) << 2) - self.lead.val() - self.trail.val();
-        // Lower address: address bits 6:2 and the first enabled byte.
-        self.lower_addr.next = (bit_cast::<7, 5>(self.dw_addr.q.val().get_bits::<5>(0)) << 2)
-            | bit_cast::<7, 2>(self.lead.val().get_bits::<2>(0));
-        // fmt/type of Cpl or CplD; TC and attributes copied from the request.
-        self.cpl_dw0.next = (self.h0.q.val() & 0x0074_3000) | 0x0A00_0000;
-        if self.status.q.val() == 0 {
-            self.cpl_dw0.next = (self.h0.q.val() & 0x0074_3000)
-                | 0x4A00_0000
-                | bit_cast::<32, 10>(self.length.val());
-        }
-        self.cpl_dw1.next = (bit_cast::<32, 16>(self.completer_id.val()) << 16)
-            | (bit_cast::<32, 3>(self.status.q.val()) << 13)
-            | bit_cast::<32, 12>(self.byte_count.val());
-        self.cpl_dw2.next =
-            (self.h1.q.val() & 0xFFFF_FF00u64) | bit_cast::<32, 7>(self.lower_addr.val());
+        self.fields.req_dw0.next = self.h0.q.val();
+        self.fields.req_dw1.next = self.h1.q.val();
+        self.fields.addr_dw.next = self.dw_addr.q.val().get_bits::<5>(0);
+        self.fields.status.next = self.status.q.val();
+        self.fields.completer_id.next = self.completer_id.val();
 
         // Defaults.
         self.from_xbar.ready.next = false;
@@ -351,6 +294,9 @@ impl Logic for InternalCompleter {
                             self.rd_wait.d.next = false;
                             self.state.d.next = CompleterState::Read;
                         }
+                    } else if (self.in_type.val() == 1) && !self.in_fmt.val().get_bit(1) {
+                        // MRdLk: an endpoint supports no locked access.
+                        self.respond.d.next = true;
                     } else {
                         self.dropped.next = true;
                         self.status_port.next = self.from_xbar.src.val();
@@ -422,13 +368,13 @@ impl Logic for InternalCompleter {
             CompleterState::Respond => {
                 self.to_xbar.valid.next = true;
                 self.to_xbar.sop.next = true;
-                self.to_xbar.data.next = bit_cast::<128, 32>(self.cpl_dw0.val())
-                    | (bit_cast::<128, 32>(self.cpl_dw1.val()) << 32)
-                    | (bit_cast::<128, 32>(self.cpl_dw2.val()) << 64);
+                self.to_xbar.data.next = bit_cast::<128, 32>(self.fields.dw0.val())
+                    | (bit_cast::<128, 32>(self.fields.dw1.val()) << 32)
+                    | (bit_cast::<128, 32>(self.fields.dw2.val()) << 64);
                 if self.status.q.val() == 0 {
-                    self.to_xbar.data.next = bit_cast::<128, 32>(self.cpl_dw0.val())
-                        | (bit_cast::<128, 32>(self.cpl_dw1.val()) << 32)
-                        | (bit_cast::<128, 32>(self.cpl_dw2.val()) << 64)
+                    self.to_xbar.data.next = bit_cast::<128, 32>(self.fields.dw0.val())
+                        | (bit_cast::<128, 32>(self.fields.dw1.val()) << 32)
+                        | (bit_cast::<128, 32>(self.fields.dw2.val()) << 64)
                         | (bit_cast::<128, 32>(self.rd_data[0].q.val()) << 96);
                     self.to_xbar.eop.next = self.length.val() == 1;
                 } else {

@@ -187,12 +187,23 @@ fn unserved_requests_get_ur_or_ca_and_completions_are_counted() {
     let mut big = remote.clone();
     big.extend([1, 2, 3, 4, 5]);
     b.send(&big, PORT_E, true);
-    b.run(3);
+    // A locked read of a register: an endpoint supports no locked access, UR in a CplLk.
+    let mut locked = mrd(SCRATCH, 1, 7, 0xF, 0);
+    locked[0] |= 0x0100_0000;
+    b.send(&locked, PORT_N, false);
+    // An I/O read nobody serves: UR with byte count 4 and lower address 0, whatever its
+    // byte enables and address (PCIe 3.0 2.2.9).
+    b.send(&[0x0200_0001, 0x0100_0802, 0x0000_1006 & !3], PORT_E, true);
+    b.run(5);
     let p = &b.mon.packets;
     assert_eq!(p[0], answer(&cpld(1, 1, 4, 0x0A, 0x40, &[]), PORT_E));
     assert_eq!(p[1], answer(&cpld(16, 4, 64, 6, 0x0C, &[]), PORT_N));
     assert_eq!(p[2].len(), 1);
-    assert_eq!(b.ur_sent, vec![PORT_E, PORT_E]);
+    let mut cpl_lk = cpld(1, 1, 4, 7, SCRATCH & 0x7C, &[]);
+    cpl_lk[0] |= 0x0100_0000;
+    assert_eq!(p[3], answer(&cpl_lk, PORT_N));
+    assert_eq!(p[4], answer(&cpld(1, 1, 4, 8, 0, &[]), PORT_E));
+    assert_eq!(b.ur_sent, vec![PORT_E, PORT_E, PORT_N, PORT_E]);
     assert_eq!(b.unexpected, 1);
 }
 
