@@ -1,9 +1,9 @@
 //! One DMA channel: runs a descriptor chain. Fetches each descriptor (internal memory or
-//! host memory), checks it, walks its blocks with a read cursor (MRds of at most
-//! min(MRRS, 512) bytes, cut at that alignment, while tags and reorder-buffer room last)
-//! and a write cursor (MWrs of at most min(MPS, 256) bytes, cut at that alignment, once
-//! the data is in the buffer), then sends its notifications and follows `next`. A
-//! write-immediate descriptor skips the cursors: one 4-byte write of its own value.
+//! host memory), checks it, moves its data ([`DataCursors`]: MRds of at most min(MRRS,
+//! 512) bytes while tags and reorder-buffer room last, MWrs of at most min(MPS, 256)
+//! bytes once their data is in the buffer), then sends its notifications and follows
+//! `next`. A write-immediate descriptor skips the cursors: one 4-byte write of its own
+//! value.
 //!
 //! Ring positions: each channel owns `ring_dws` DWs of the reorder buffer
 //! ([`super::RingLayout`]: 1024 with four channels); a block starts at a
@@ -15,7 +15,7 @@
 //! read; a completion error stops writing at once and the channel waits for its other
 //! reads (or the timeout) before reporting; descriptors of a chain run one after another.
 
-use super::cursor::Cursor;
+use super::data_cursors::DataCursors;
 use super::desc_check::DescCheck;
 use super::desc_regs::DescRegs;
 use super::dest_route::DestRoute;
@@ -170,24 +170,14 @@ pub struct DmaChannel {
     host: DFF<Bit>,
     cur: DFF<Bits<64>>,
     timer: DFF<Bits<32>>,
-    wfree: DFF<Bits<16>>,
-    w_flight: DFF<Bit>,
-    w_flight_end: DFF<Bits<16>>,
     w_dest: DFF<Bits<3>>,
     rx_dest: DFF<Bits<3>>,
     desc: DescRegs,
     dst_route: DestRoute,
     check: DescCheck,
-    rd: Cursor,
-    wr: Cursor,
+    /// The descriptor's data: read and write cursors, the ring between them.
+    data: DataCursors,
     rx_route: DestRoute,
-    start_pos: Signal<Local, Bits<16>>,
-    /// The read cursor's position rounded up past its line, before the mask (sums are
-    /// made in their own width; see `verilog::widths`).
-    pos_end: Signal<Local, Bits<16>>,
-    r_space: Signal<Local, Bits<16>>,
-    w_n: Signal<Local, Bits<7>>,
-    w_short: Signal<Local, Bits<16>>,
     running: Signal<Local, Bit>,
     stopped: Signal<Local, Bit>,
     /// Where a descriptor goes once its data is written: its flagged notifications in
@@ -198,21 +188,7 @@ pub struct DmaChannel {
 impl Logic for DmaChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            state,
-            cause,
-            done_count,
-            host,
-            cur,
-            timer,
-            wfree,
-            w_flight,
-            w_flight_end,
-            w_dest,
-            rx_dest
-        );
+        dff_setup!(self, clock, state, cause, done_count, host, cur, timer, w_dest, rx_dest);
         self.desc.clock.next = self.clock.val();
         self.desc.load_ram.next =
             (self.state.q.val() == ChanState::FetchInt) && self.desc_ram_valid.val();
@@ -246,73 +222,46 @@ impl Logic for DmaChannel {
         self.check.msi_addr.next = self.msi_addr.val();
         self.check.dst_ok.next = self.dst_route.ok.val();
         self.check.rx_ok.next = self.rx_route.ok.val();
-        // A block starts at a fresh line, at its address's lane.
-        self.pos_end.next = self.rd.pos.val() + 3;
-        self.start_pos.next =
-            (self.pos_end.val() & 0xFFFC) | bit_cast::<16, 2>(self.desc.src.val().get_bits::<2>(2));
-
         self.stopped.next = (self.state.q.val() == ChanState::Idle)
             || (self.state.q.val() == ChanState::Done)
             || (self.state.q.val() == ChanState::Error);
-        // Both cursors: the chain continues the ring where the last one left it; a
-        // checked descriptor loads them; grants in `Run` step them.
-        self.rd.clock.next = self.clock.val();
-        self.rd.reset.next = self.reset.val();
-        self.rd.restart.next = self.stopped.val() && self.start.val();
-        self.rd.restart_pos.next = self.avail.val();
-        self.rd.load.next =
+        // The chain continues the ring where the last one left it; a checked descriptor
+        // loads the cursors; grants in `Run` step them.
+        self.data.clock.next = self.clock.val();
+        self.data.reset.next = self.reset.val();
+        self.data.restart.next = self.stopped.val() && self.start.val();
+        self.data.load.next =
             (self.state.q.val() == ChanState::Check) && (self.check.cause.val() == 0);
-        self.rd.base.next = self.desc.src.val();
-        self.rd.len.next = self.desc.len.val().get_bits::<25>(0);
-        self.rd.height.next = self.desc.height.val();
-        self.rd.start_pos.next = self.start_pos.val();
-        self.rd.pitch.next = self.desc.src_pitch.val();
-        self.rd.max.next = 128.into();
-        if self.max_read_req.val() == 0 {
-            self.rd.max.next = 32.into();
-        }
-        if self.max_read_req.val() == 1 {
-            self.rd.max.next = 64.into();
-        }
-        self.rd.grant.next = (self.state.q.val() == ChanState::Run) && self.rd_grant.val();
-        self.wr.clock.next = self.clock.val();
-        self.wr.reset.next = self.reset.val();
-        self.wr.restart.next = self.stopped.val() && self.start.val();
-        self.wr.restart_pos.next = self.avail.val();
-        self.wr.load.next =
-            (self.state.q.val() == ChanState::Check) && (self.check.cause.val() == 0);
-        self.wr.base.next = self.desc.dst.val();
-        self.wr.len.next = self.desc.len.val().get_bits::<25>(0);
-        self.wr.height.next = self.desc.height.val();
-        self.wr.start_pos.next = self.start_pos.val();
-        self.wr.pitch.next = self.desc.dst_pitch.val();
-        self.wr.max.next = 64.into();
-        if self.max_payload.val() == 0 {
-            self.wr.max.next = 32.into();
-        }
-        self.wr.grant.next = (self.state.q.val() == ChanState::Run) && self.wr_grant.val();
-        // Reads may run a whole ring ahead of the last write that left the buffer.
-        self.r_space.next =
-            self.rd.pos.val() + bit_cast::<16, 8>(self.rd.n.val()) - self.wfree.q.val();
-        // At most 64 DWs: fits 7 bits.
-        self.w_n.next = self.wr.n.val().get_bits::<7>(0);
-        // Negative (bit 15 set) while the data is not all in the buffer yet.
-        self.w_short.next =
-            self.avail.val() - (self.wr.pos.val() + bit_cast::<16, 7>(self.w_n.val()));
+        self.data.src.next = self.desc.src.val();
+        self.data.dst.next = self.desc.dst.val();
+        self.data.len.next = self.desc.len.val().get_bits::<25>(0);
+        self.data.height.next = self.desc.height.val();
+        self.data.src_pitch.next = self.desc.src_pitch.val();
+        self.data.dst_pitch.next = self.desc.dst_pitch.val();
+        self.data.run.next = self.state.q.val() == ChanState::Run;
+        self.data.rd_grant.next = self.rd_grant.val();
+        self.data.wr_grant.next = self.wr_grant.val();
+        self.data.wr_done.next = self.wr_done.val();
+        self.data.avail.next = self.avail.val();
+        self.data.can_issue.next = self.can_issue.val();
+        self.data.ring_dws.next = self.ring_dws.val();
+        self.data.cpl_error.next = self.cpl_error.val();
+        self.data.max_read_req.next = self.max_read_req.val();
+        self.data.max_payload.next = self.max_payload.val();
 
         // Defaults.
         self.desc_ram_req.next = false;
         self.desc_ram_index.next = self.cur.q.val().get_bits::<10>(5);
         self.rd_valid.next = false;
-        self.rd_addr.next = self.rd.addr.val();
-        self.rd_len_dw.next = self.rd.n.val();
+        self.rd_addr.next = self.data.rd_addr.val();
+        self.rd_len_dw.next = self.data.rd_n.val();
         self.rd_tag.next = self.data_tag_base.val() | bit_cast::<8, 3>(self.issue_idx.val());
-        self.rd_pos.next = self.rd.pos.val();
+        self.rd_pos.next = self.data.rd_pos.val();
         self.wr_valid.next = false;
         self.wr_imm.next = false;
-        self.wr_addr.next = self.wr.addr.val();
-        self.wr_len_dw.next = self.w_n.val();
-        self.wr_pos.next = self.wr.pos.val();
+        self.wr_addr.next = self.data.wr_addr.val();
+        self.wr_len_dw.next = self.data.wr_n.val();
+        self.wr_pos.next = self.data.wr_pos.val();
         self.wr_dest.next = self.w_dest.q.val();
         self.wr_value.next = self.notify_value.val() + self.done_count.q.val();
         self.chan_reset.next = false;
@@ -326,12 +275,6 @@ impl Logic for DmaChannel {
             self.after_data.next = ChanState::Msi;
         }
 
-        // The write cursor's TLP leaves the buffer.
-        if self.wr_done.val() {
-            self.w_flight.d.next = false;
-            self.wfree.d.next = self.w_flight_end.q.val();
-        }
-
         if self.stopped.val() && self.start.val() {
             self.cause.d.next = 0.into();
             self.done_count.d.next = 0.into();
@@ -342,8 +285,6 @@ impl Logic for DmaChannel {
                 self.cur.d.next = self.desc_base.val() & 0xFFFF_FFFF_FFFF_FFE0u64;
                 self.state.d.next = ChanState::FetchHost;
             }
-            self.wfree.d.next = self.avail.val();
-            self.w_flight.d.next = false;
         }
 
         match self.state.q.val() {
@@ -386,22 +327,9 @@ impl Logic for DmaChannel {
             }
             ChanState::Run => {
                 self.running.next = true;
-                // Reads, while a tag is free and the ring has room.
-                self.rd_valid.next = (self.rd.rows.val() != 0)
-                    && self.rd.ready.val()
-                    && self.can_issue.val()
-                    && (self.r_space.val() <= self.ring_dws.val());
-                // Writes, once their data is in the buffer.
-                self.wr_valid.next = (self.wr.rows.val() != 0)
-                    && self.wr.ready.val()
-                    && !self.w_short.val().get_bit(15)
-                    && !self.cpl_error.val();
-                if self.wr_grant.val() {
-                    self.w_flight.d.next = true;
-                    self.w_flight_end.d.next =
-                        self.wr.pos.val() + bit_cast::<16, 7>(self.w_n.val());
-                }
-                if (self.wr.rows.val() == 0) && !self.w_flight.q.val() {
+                self.rd_valid.next = self.data.rd_want.val();
+                self.wr_valid.next = self.data.wr_want.val();
+                if self.data.done.val() {
                     self.done_count.d.next = self.done_count.q.val() + 1;
                     self.state.d.next = self.after_data.val();
                 }
@@ -472,7 +400,7 @@ impl Logic for DmaChannel {
             }
             ChanState::Drain => {
                 self.running.next = true;
-                if self.reads_idle.val() && !self.w_flight.q.val() {
+                if self.reads_idle.val() && !self.data.w_flight.val() {
                     self.state.d.next = ChanState::Error;
                 }
             }
@@ -522,8 +450,6 @@ impl Logic for DmaChannel {
             self.host.d.next = false;
             self.cur.d.next = 0.into();
             self.timer.d.next = 0.into();
-            self.w_flight.d.next = false;
-            self.wfree.d.next = 0.into();
         }
     }
 }

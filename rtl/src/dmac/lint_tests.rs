@@ -40,6 +40,10 @@ fn dmac_datapath_blocks_lint_clean() {
         "dma_ring_rows",
     );
     lint(&mut super::cursor::Cursor::default(), "dma_cursor");
+    lint(
+        &mut super::data_cursors::DataCursors::default(),
+        "dma_data_cursors",
+    );
     lint(&mut super::desc_regs::DescRegs::default(), "dma_desc_regs");
     lint(
         &mut super::desc_check::DescCheck::default(),

@@ -33,6 +33,7 @@ pub mod cpl_header;
 pub mod cpl_lanes;
 pub mod cpl_reassembly;
 pub mod cursor;
+pub mod data_cursors;
 pub mod desc_check;
 pub mod desc_ram;
 pub mod desc_regs;
