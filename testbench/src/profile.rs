@@ -235,11 +235,19 @@ impl Profile {
     /// **Open** (the README's fidelity table has the figures): below 4 KiB the real
     /// library's GPU ping-pong stays at 2.0-2.2 us up to 2 KiB and steps by 1.4 us at 4
     /// KiB; the model's steps come earlier (2.3-2.8 us from 256 B to 2 KiB, 12-31 %
-    /// high). Its one-way time grows by 1.2 us from 8 B to 2 KiB: the GPU's 2.8 GB/s
-    /// (0.73 us for 2 KiB) and each chip's store-and-forward ingress (the whole TLP
-    /// before it is routed, so a malformed one is dropped whole). The real flat part
-    /// needs the landing of 8 B to 2 KiB to fall between the same two reads, which takes
-    /// a faster small transfer or a longer time between reads than the model has.
+    /// high). Its one-way time grows by 1.2 us from 8 B to 2 KiB, 0.48 us of it already
+    /// at 256 B, where the bytes alone take 62 ns on a Gen2 x8 link: the 256-byte TLP is
+    /// held whole at seven places on its way (traced cycle by cycle, ring2, CPU memory:
+    /// the host's completion, formed once its data is read; the N link, which hands a TLP
+    /// over once it has all arrived, as a hard IP checks its LCRC first; the chip's
+    /// ingress, which routes a TLP once it is whole, so a malformed one is dropped whole;
+    /// the write generator, which sends an MWr once its payload is in the buffer; the
+    /// cable; the far chip's ingress; its N link). Each costs a TLP's 16 cycles. Past 256
+    /// B the TLPs pipeline, and the GPU's 2.8 GB/s sets the pace (0.73 us for 2 KiB). The
+    /// real flat part needs the landing of 8 B to 2 KiB to fall between the same two
+    /// reads, which takes fewer whole-TLP stops or smaller completions (a root complex
+    /// may split at its 64- or 128-byte boundary) than the model has, or a longer time
+    /// between reads.
     pub fn ha_pacs() -> Profile {
         let mut link = LinkTiming::gen2_x8();
         link.tx_latency = Picos::from_ns(40);
