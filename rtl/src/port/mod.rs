@@ -1,5 +1,6 @@
-//! One PCIe port of the chip, stage by stage: the RX stage (`rx_route`: routing decision,
-//! BAR2 rewrite, framing checks), the link controller (`link_ctrl` with the endpoint
+//! One PCIe port of the chip, stage by stage: the RX stage (`rx_decode` registers each
+//! beat with the routing decision on it, `rx_route` steers it, rewrites BAR2 addresses
+//! and checks framing), the link controller (`link_ctrl` with the endpoint
 //! config space `cfg_space` and the root-complex bring-up engine `bringup`, sharing the
 //! config-TLP codes in `cfg_tlp`), the N port's egress translation (`egress_translate`)
 //! and the TX merge of crossbar and link-controller traffic (`tx_merge`).
@@ -10,6 +11,7 @@ pub mod cfg_tlp;
 pub mod egress_translate;
 pub mod link_ctrl;
 pub mod path;
+pub mod rx_decode;
 pub mod rx_route;
 pub mod tx_merge;
 

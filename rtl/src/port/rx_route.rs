@@ -1,9 +1,11 @@
 //! A port's RX stage: decides where each TLP goes, rewrites BAR2 addresses at N into
 //! global ones, checks framing, and hands the TLP on.
 //!
-//! One register stage. The [`Router`] looks at the `sop` beat as it arrives; its decision
-//! is kept for the rest of the packet. Beats go to the crossbar (through the port's
-//! ingress FIFO), to the port's link controller, or nowhere (dropped; counted).
+//! Two register stages. The first ([`RxDecode`]) registers each beat with the router's
+//! decision on it and the TLP's size from its header; the second, here, steers the beats
+//! of a packet as its `sop` beat's decision says and checks their framing. Beats go to
+//! the crossbar (through the port's ingress FIFO), to the port's link controller, or
+//! nowhere (dropped; counted).
 //!
 //! The header's length field is checked against the beats that arrive. A TLP for the
 //! crossbar whose beats disagree with it (more or fewer DWs), whose payload exceeds the
@@ -16,14 +18,14 @@
 //! packet in progress short: it is dropped the same way (and counted malformed once),
 //! and the next packet after the link is back starts afresh.
 
-use crate::router::{PortConfig, RouteAction, RouteConfig, Router};
+use super::rx_decode::RxDecode;
+use crate::router::{PortConfig, RouteAction, RouteConfig};
 use crate::stream::{PortSink, TlpSource};
 use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
+use rust_hdl::prelude::*;
 
 // The global space's base is address bits 63:42.
 const _: () = assert!(BASE_SHIFT == 42);
-use peach2_regmap::config::MAX_PAYLOAD_BYTES;
-use rust_hdl::prelude::*;
 
 /// What happens to the beats of the packet in progress.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -68,7 +70,8 @@ pub struct RxRoute {
     pub dropped: Signal<Out, Bit>,
     /// Pulse: a malformed TLP was seen.
     pub malformed: Signal<Out, Bit>,
-    router: Router,
+    /// The first register: the beat and the router's decision on it.
+    decode: RxDecode,
     steer: DFF<Steer>,
     out_valid: DFF<Bit>,
     out_link: DFF<Bit>,
@@ -89,11 +92,7 @@ pub struct RxRoute {
     out_ready: Signal<Local, Bit>,
     cur: Signal<Local, Steer>,
     beat_dws: Signal<Local, Bits<12>>,
-    hdr_dws: Signal<Local, Bits<12>>,
-    payload_dws: Signal<Local, Bits<12>>,
-    total_dws: Signal<Local, Bits<12>>,
     global_base_hi: Constant<Bits<22>>,
-    max_payload_dws: Constant<Bits<12>>,
 }
 
 impl Default for RxRoute {
@@ -112,7 +111,7 @@ impl Default for RxRoute {
             bytes_in: Default::default(),
             dropped: Default::default(),
             malformed: Default::default(),
-            router: Default::default(),
+            decode: Default::default(),
             steer: Default::default(),
             out_valid: Default::default(),
             out_link: Default::default(),
@@ -130,11 +129,7 @@ impl Default for RxRoute {
             out_ready: Default::default(),
             cur: Default::default(),
             beat_dws: Default::default(),
-            hdr_dws: Default::default(),
-            payload_dws: Default::default(),
-            total_dws: Default::default(),
             global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
-            max_payload_dws: Constant::new(u64::from(MAX_PAYLOAD_BYTES / 4).into()),
         }
     }
 }
@@ -158,13 +153,14 @@ impl Logic for RxRoute {
             out_discard,
             flagged
         );
-        // The router sees the lanes of the beat on the input.
-        self.router.dw0.next = self.rx.data.val().get_bits::<32>(0);
-        self.router.dw1.next = self.rx.data.val().get_bits::<32>(32);
-        self.router.dw2.next = self.rx.data.val().get_bits::<32>(64);
-        self.router.dw3.next = self.rx.data.val().get_bits::<32>(96);
-        PortConfig::link(&mut self.port, &mut self.router.port);
-        RouteConfig::link(&mut self.routes, &mut self.router.routes);
+        self.decode.clock.next = self.clock.val();
+        self.decode.reset.next = self.reset.val();
+        self.decode.link_up.next = self.link_up.val();
+        PortSink::link(&mut self.rx, &mut self.decode.rx);
+        PortConfig::link(&mut self.port, &mut self.decode.port);
+        RouteConfig::link(&mut self.routes, &mut self.decode.routes);
+        self.tlp_in.next = self.decode.tlp_in.val();
+        self.bytes_in.next = self.decode.bytes_in.val();
 
         // Outputs from the register stage.
         self.to_xbar.data.next = self.out_data.q.val();
@@ -191,99 +187,79 @@ impl Logic for RxRoute {
             self.out_valid.d.next = false;
         }
 
-        self.rx.ready.next = (!self.out_valid.q.val() || self.out_ready.val()) && !self.reset.val();
-        self.take.next = self.rx.valid.val() && self.rx.ready.val();
+        self.take.next = self.decode.valid.val()
+            && (!self.out_valid.q.val() || self.out_ready.val())
+            && !self.reset.val();
+        self.decode.take.next = self.take.val();
 
         // Steering for this beat: a new decision on sop, else the packet's.
         self.cur.next = self.steer.q.val();
-        if self.rx.sop.val() {
+        if self.decode.sop.val() {
             self.cur.next = Steer::Drop;
-            if self.router.action.val() == RouteAction::Forward {
+            if self.decode.action.val() == RouteAction::Forward {
                 self.cur.next = Steer::Xbar;
             }
-            if self.router.action.val() == RouteAction::Link {
+            if self.decode.action.val() == RouteAction::Link {
                 self.cur.next = Steer::Link;
             }
         }
-
-        // Header and payload size of the TLP starting here: fmt bit 0 = 4-DW header,
-        // fmt bit 1 = with data (length 0 means 1024), TD adds the digest.
-        self.hdr_dws.next = 3.into();
-        if self.rx.data.val().get_bit(29) {
-            self.hdr_dws.next = 4.into();
-        }
-        self.payload_dws.next = 0.into();
-        if self.rx.data.val().get_bit(30) {
-            self.payload_dws.next = bit_cast::<12, 10>(self.rx.data.val().get_bits::<10>(0));
-            if self.rx.data.val().get_bits::<10>(0) == 0 {
-                self.payload_dws.next = 1024.into();
-            }
-        }
-        self.total_dws.next = self.hdr_dws.val() + self.payload_dws.val();
-        if self.rx.data.val().get_bit(15) {
-            self.total_dws.next = self.hdr_dws.val() + self.payload_dws.val() + 1;
-        }
         self.beat_dws.next = 4.into();
-        if self.rx.eop.val() {
-            self.beat_dws.next = 4 - bit_cast::<12, 2>(self.rx.empty.val());
+        if self.decode.eop.val() {
+            self.beat_dws.next = 4 - bit_cast::<12, 2>(self.decode.empty.val());
         }
 
         // Framing of this beat against its packet's header.
         self.bad.next = false;
-        if self.rx.sop.val() {
-            self.bad.next = (self.router.action.val() == RouteAction::Malformed)
-                || (self.total_dws.val() < self.beat_dws.val())
-                || (self.rx.eop.val() && (self.total_dws.val() != self.beat_dws.val()))
-                || (self.payload_dws.val() > self.max_payload_dws.val());
+        if self.decode.sop.val() {
+            self.bad.next = (self.decode.action.val() == RouteAction::Malformed)
+                || (self.decode.total_dws.val() < self.beat_dws.val())
+                || (self.decode.eop.val() && (self.decode.total_dws.val() != self.beat_dws.val()))
+                || self.decode.too_big.val();
         } else {
             self.bad.next = (self.steer.q.val() == Steer::Idle)
                 || (self.dws_left.q.val() < self.beat_dws.val())
-                || (self.rx.eop.val() && (self.dws_left.q.val() != self.beat_dws.val()));
+                || (self.decode.eop.val() && (self.dws_left.q.val() != self.beat_dws.val()));
         }
 
-        self.tlp_in.next = false;
-        self.bytes_in.next = 0.into();
         self.dropped.next = false;
         self.malformed.next = false;
         if self.take.val() {
-            self.bytes_in.next = bit_cast::<5, 12>(self.beat_dws.val()) << 2;
             if self.bad.val() && (self.cur.val() == Steer::Xbar) {
                 self.cur.next = Steer::Drop;
             }
             self.steer.d.next = self.cur.val();
             // The crossbar's packet in progress ends here, short or bad: drop it.
             self.out_discard.d.next =
-                (self.steer.q.val() == Steer::Xbar) && (self.rx.sop.val() || self.bad.val());
-            if self.rx.sop.val() {
-                self.tlp_in.next = true;
-                self.dws_left.d.next = self.total_dws.val() - self.beat_dws.val();
+                (self.steer.q.val() == Steer::Xbar) && (self.decode.sop.val() || self.bad.val());
+            if self.decode.sop.val() {
+                self.dws_left.d.next = self.decode.total_dws.val() - self.beat_dws.val();
                 // A packet cut short by this sop counts too, unless it was counted.
                 self.malformed.next = self.bad.val()
                     || ((self.steer.q.val() != Steer::Idle) && !self.flagged.q.val());
                 self.flagged.d.next = self.bad.val();
-                self.dropped.next = self.router.action.val() == RouteAction::Drop;
+                self.dropped.next = self.decode.action.val() == RouteAction::Drop;
             } else {
                 self.dws_left.d.next = self.dws_left.q.val() - self.beat_dws.val();
                 self.malformed.next = self.bad.val() && !self.flagged.q.val();
                 self.flagged.d.next = self.flagged.q.val() || self.bad.val();
             }
-            if self.rx.eop.val() {
+            if self.decode.eop.val() {
                 self.steer.d.next = Steer::Idle;
                 self.flagged.d.next = false;
             }
             if (self.cur.val() == Steer::Xbar) || (self.cur.val() == Steer::Link) {
                 self.out_valid.d.next = true;
                 self.out_link.d.next = self.cur.val() == Steer::Link;
-                self.out_data.d.next = self.rx.data.val();
-                self.out_sop.d.next = self.rx.sop.val();
-                self.out_eop.d.next = self.rx.eop.val();
-                self.out_empty.d.next = self.rx.empty.val();
-                if self.rx.sop.val() {
-                    self.out_dest.d.next = self.router.dest.val();
-                    self.out_unsupported.d.next = self.router.unsupported.val();
-                    if self.router.rewrite_global.val() {
+                self.out_data.d.next = self.decode.data.val();
+                self.out_sop.d.next = self.decode.sop.val();
+                self.out_eop.d.next = self.decode.eop.val();
+                self.out_empty.d.next = self.decode.empty.val();
+                if self.decode.sop.val() {
+                    self.out_dest.d.next = self.decode.dest.val();
+                    self.out_unsupported.d.next = self.decode.unsupported.val();
+                    if self.decode.rewrite_global.val() {
                         // Address bits 63:42 are bits 31:10 of DW2 (lane 2).
-                        self.out_data.d.next = (self.rx.data.val()
+                        self.out_data.d.next = (self.decode.data.val()
                             & !(bit_cast::<128, 22>(0x3F_FFFF.into()) << 74))
                             | (bit_cast::<128, 22>(self.global_base_hi.val()) << 74);
                     }
@@ -299,6 +275,10 @@ impl Logic for RxRoute {
             self.malformed.next = !self.flagged.q.val();
             self.flagged.d.next = false;
             self.dws_left.d.next = 0.into();
+        } else if !self.link_up.val() && self.decode.valid.val() && !self.take.val() {
+            // The first register drops the beat waiting in it: a packet cut before it
+            // started here.
+            self.malformed.next = true;
         }
         if self.reset.val() {
             self.steer.d.next = Steer::Idle;
