@@ -188,7 +188,8 @@ impl Profile {
     ///   the bound comes from the paper: host descriptors add one descriptor read (N
     ///   link up and down plus the host's read latency plus the RTL's fetch path) and the
     ///   paper measures +0.2 us. With 40 ns per side the simulated difference is 0.35 us
-    ///   (host descriptors 2.35 us, +7 %): larger values push it past 10 %.
+    ///   (the real program's loop gives 2.32 us with host descriptors, +5.5 %): larger
+    ///   values push it past 10 %.
     /// - **Cables between chips**: the models' Gen2 hard-IP estimate, TX 100 ns and RX
     ///   120 ns (`LinkTiming::gen2_x8`). A TLP that crosses a chip pays its RX and TX hard
     ///   IP, the cable and the RTL's cut-through path: 264 ns per chip, inside the 200-300
@@ -229,12 +230,13 @@ impl Profile {
     ///   host memory is a cache hit (4 ns, one cycle) while nothing writes the word; the
     ///   poll after the DMA's write misses and costs the DRAM access (the 80 ns above):
     ///   no 100 ns quanta. The leg is the one CPU value fitted to a latency, figure 2's:
-    ///   82 cycles give 1.84 / 2.30 us (-8 % / +4.5 %); 80 gave 1.79 us (-11 %), 88 gave
-    ///   2.39 us with host descriptors (+9 %).
+    ///   82 cycles give 1.86 / 2.32 us (-7 % / +5.5 %); when it was fitted (a core with
+    ///   one register in its RX stage), 80 gave 1.79 us (-11 %) and 88 gave 2.39 us with
+    ///   host descriptors (+9 %).
     ///
     /// **Open** (the README's fidelity table has the figures): below 4 KiB the real
     /// library's GPU ping-pong stays at 2.0-2.2 us up to 2 KiB and steps by 1.4 us at 4
-    /// KiB; the model's steps come earlier (2.3-2.8 us from 256 B to 2 KiB, 12-31 %
+    /// KiB; the model's steps come earlier (2.3-2.9 us from 256 B to 2 KiB, 13-32 %
     /// high). Its one-way time grows by 1.2 us from 8 B to 2 KiB, 0.48 us of it already
     /// at 256 B, where the bytes alone take 62 ns on a Gen2 x8 link: the 256-byte TLP is
     /// held whole at seven places on its way (traced cycle by cycle, ring2, CPU memory:

@@ -257,6 +257,9 @@ fn tx_path_blocks_lint_clean() {
     let mut e = EgressTranslate::default();
     let v = crate::verilog::export::block_verilog(&mut e, "egress_translate");
     crate::verilog::checks::lint_verilog(&v, "egress_translate").unwrap();
+    let mut d = super::egress_decode::EgressDecode::default();
+    let v = crate::verilog::export::block_verilog(&mut d, "egress_decode");
+    crate::verilog::checks::lint_verilog(&v, "egress_decode").unwrap();
     let mut m = TxMerge::default();
     let v = crate::verilog::export::block_verilog(&mut m, "tx_merge");
     crate::verilog::checks::lint_verilog(&v, "tx_merge").unwrap();

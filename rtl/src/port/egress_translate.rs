@@ -6,13 +6,13 @@
 //! 32-bit format there), so the TLP loses one header DW and every payload DW moves one
 //! lane down: the stage holds three lanes of each beat for the next. A write to a
 //! disabled target is dropped and counted. Every other TLP passes unchanged.
+//!
+//! Two registers: [`EgressDecode`] holds each beat with its header's decoding (global
+//! write, target enabled, local address); the translation here decides from them.
 
+use super::egress_decode::EgressDecode;
 use crate::csr::regs::TARGETS;
 use crate::stream::{TlpSink, TlpSource};
-use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
-
-// The global space's base is address bits 63:42.
-const _: () = assert!(BASE_SHIFT == 42);
 use rust_hdl::prelude::*;
 
 /// What the stage does with the packet in progress.
@@ -51,18 +51,15 @@ pub struct EgressTranslate {
     held: DFF<Bits<96>>,
     first_out: DFF<Bit>,
     flush_empty: DFF<Bits<2>>,
-    is_global_write: Signal<Local, Bit>,
+    /// The first register: the beat and its header's decoding.
+    decode: EgressDecode,
+    /// The registered beat is used this cycle.
+    take: Signal<Local, Bit>,
     /// Empty lanes of the flushed beat, before the cut to 2 bits.
     flush_pad: Signal<Local, Bits<3>>,
-    target: Signal<Local, Bits<3>>,
-    base: Signal<Local, Bits<64>>,
-    enabled: Signal<Local, Bit>,
-    offset: Signal<Local, Bits<64>>,
-    local_addr: Signal<Local, Bits<64>>,
     in_used: Signal<Local, Bits<3>>,
     dw0_3dw: Signal<Local, Bits<32>>,
     shifted_header: Signal<Local, Bits<96>>,
-    global_base_hi: Constant<Bits<22>>,
 }
 
 impl Default for EgressTranslate {
@@ -79,17 +76,12 @@ impl Default for EgressTranslate {
             held: Default::default(),
             first_out: Default::default(),
             flush_empty: Default::default(),
-            is_global_write: Default::default(),
+            decode: Default::default(),
+            take: Default::default(),
             flush_pad: Default::default(),
-            target: Default::default(),
-            base: Default::default(),
-            enabled: Default::default(),
-            offset: Default::default(),
-            local_addr: Default::default(),
             in_used: Default::default(),
             dw0_3dw: Default::default(),
             shifted_header: Default::default(),
-            global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
         }
     }
 }
@@ -98,103 +90,94 @@ impl Logic for EgressTranslate {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, mode, held, first_out, flush_empty);
-        // Decode the beat on the input as a header (used on sop only).
-        self.is_global_write.next = (self.from_xbar.data.val().get_bits::<8>(24) == 0x60)
-            && (self.from_xbar.data.val().get_bits::<22>(74) == self.global_base_hi.val());
-        self.target.next = self.from_xbar.data.val().get_bits::<3>(65);
-        self.base.next = 0.into();
-        self.enabled.next = false;
+        self.decode.clock.next = self.clock.val();
+        self.decode.reset.next = self.reset.val();
+        TlpSink::link(&mut self.from_xbar, &mut self.decode.from_xbar);
         for t in 0..TARGETS {
-            if self.target.val().index() == t {
-                self.base.next = self.target_base[t].val();
-                self.enabled.next = self.target_enable.val().get_bit(t);
-            }
+            self.decode.target_base[t].next = self.target_base[t].val();
         }
-        // Offset: address bits 32:0 = DW2 bit 0 and DW3.
-        self.offset.next = (bit_cast::<64, 1>(self.from_xbar.data.val().get_bits::<1>(64)) << 32)
-            | bit_cast::<64, 32>(self.from_xbar.data.val().get_bits::<32>(96));
-        self.local_addr.next = self.base.val() + self.offset.val();
+        self.decode.target_enable.next = self.target_enable.val();
         // fmt 011 (4-DW write) becomes 010 (3-DW write).
-        self.dw0_3dw.next = self.from_xbar.data.val().get_bits::<32>(0) & 0xDFFF_FFFFu64;
+        self.dw0_3dw.next = self.decode.data.val().get_bits::<32>(0) & 0xDFFF_FFFFu64;
         // The 3-DW header of a shifted packet: DW0 (fmt 010), DW1, the local address.
         self.shifted_header.next = bit_cast::<96, 32>(self.dw0_3dw.val())
-            | (bit_cast::<96, 32>(self.from_xbar.data.val().get_bits::<32>(32)) << 32)
-            | (bit_cast::<96, 32>(self.local_addr.val().get_bits::<32>(0)) << 64);
+            | (bit_cast::<96, 32>(self.decode.data.val().get_bits::<32>(32)) << 32)
+            | (bit_cast::<96, 32>(self.decode.local_addr.val().get_bits::<32>(0)) << 64);
         self.in_used.next = 4.into();
-        if self.from_xbar.eop.val() {
-            self.in_used.next = 4 - bit_cast::<3, 2>(self.from_xbar.empty.val());
+        if self.decode.eop.val() {
+            self.in_used.next = 4 - bit_cast::<3, 2>(self.decode.empty.val());
         }
         self.flush_pad.next = 5 - self.in_used.val();
 
         // Defaults: pass the input through.
-        self.to_port.data.next = self.from_xbar.data.val();
-        self.to_port.sop.next = self.from_xbar.sop.val();
-        self.to_port.eop.next = self.from_xbar.eop.val();
-        self.to_port.empty.next = self.from_xbar.empty.val();
-        self.to_port.dest.next = self.from_xbar.dest.val();
-        self.to_port.src.next = self.from_xbar.src.val();
-        self.to_port.unsupported.next = self.from_xbar.unsupported.val();
-        self.to_port.valid.next = self.from_xbar.valid.val();
-        self.from_xbar.ready.next = self.to_port.ready.val();
+        self.to_port.data.next = self.decode.data.val();
+        self.to_port.sop.next = self.decode.sop.val();
+        self.to_port.eop.next = self.decode.eop.val();
+        self.to_port.empty.next = self.decode.empty.val();
+        self.to_port.dest.next = self.decode.dest.val();
+        self.to_port.src.next = self.decode.src.val();
+        self.to_port.unsupported.next = self.decode.unsupported.val();
+        self.to_port.valid.next = self.decode.valid.val();
+        self.take.next = self.to_port.ready.val();
         self.dropped.next = false;
 
         match self.mode.q.val() {
             EgressMode::Idle => {
-                if self.from_xbar.valid.val() && self.is_global_write.val() {
-                    if !self.enabled.val() {
+                if self.decode.valid.val() && self.decode.global_write.val() {
+                    if !self.decode.enabled.val() {
                         self.to_port.valid.next = false;
-                        self.from_xbar.ready.next = true;
+                        self.take.next = true;
                         self.dropped.next = true;
-                        if !self.from_xbar.eop.val() {
+                        if !self.decode.eop.val() {
                             self.mode.d.next = EgressMode::Drop;
                         }
-                    } else if self.local_addr.val().get_bits::<32>(32) != 0 {
+                    } else if self.decode.local_addr.val().get_bits::<32>(32) != 0 {
                         // DW2 = address bits 63:32, DW3 = bits 31:0.
-                        self.to_port.data.next = (self.from_xbar.data.val()
+                        self.to_port.data.next = (self.decode.data.val()
                             & 0xFFFF_FFFF_FFFF_FFFFu64)
-                            | (bit_cast::<128, 32>(self.local_addr.val().get_bits::<32>(32)) << 64)
-                            | (bit_cast::<128, 32>(self.local_addr.val().get_bits::<32>(0)) << 96);
-                        if self.to_port.ready.val() && !self.from_xbar.eop.val() {
+                            | (bit_cast::<128, 32>(
+                                self.decode.local_addr.val().get_bits::<32>(32),
+                            ) << 64)
+                            | (bit_cast::<128, 32>(self.decode.local_addr.val().get_bits::<32>(0))
+                                << 96);
+                        if self.to_port.ready.val() && !self.decode.eop.val() {
                             self.mode.d.next = EgressMode::Pass;
                         }
                     } else {
                         // Absorb the header beat; it leaves with the first payload DW.
                         self.to_port.valid.next = false;
-                        self.from_xbar.ready.next = true;
+                        self.take.next = true;
                         self.held.d.next = self.shifted_header.val();
                         self.first_out.d.next = true;
                         self.mode.d.next = EgressMode::Shift;
-                        if self.from_xbar.eop.val() {
+                        if self.decode.eop.val() {
                             // No payload (malformed): the header leaves alone.
                             self.mode.d.next = EgressMode::Flush;
                             self.flush_empty.d.next = 1.into();
                         }
                     }
-                } else if self.from_xbar.valid.val()
+                } else if self.decode.valid.val()
                     && self.to_port.ready.val()
-                    && !self.from_xbar.eop.val()
+                    && !self.decode.eop.val()
                 {
                     self.mode.d.next = EgressMode::Pass;
                 }
             }
             EgressMode::Pass => {
-                if self.from_xbar.valid.val()
-                    && self.to_port.ready.val()
-                    && self.from_xbar.eop.val()
-                {
+                if self.decode.valid.val() && self.to_port.ready.val() && self.decode.eop.val() {
                     self.mode.d.next = EgressMode::Idle;
                 }
             }
             EgressMode::Shift => {
                 self.to_port.data.next = bit_cast::<128, 96>(self.held.q.val())
-                    | (bit_cast::<128, 32>(self.from_xbar.data.val().get_bits::<32>(0)) << 96);
+                    | (bit_cast::<128, 32>(self.decode.data.val().get_bits::<32>(0)) << 96);
                 self.to_port.sop.next = self.first_out.q.val();
-                self.to_port.eop.next = self.from_xbar.eop.val() && (self.in_used.val() == 1);
+                self.to_port.eop.next = self.decode.eop.val() && (self.in_used.val() == 1);
                 self.to_port.empty.next = 0.into();
-                if self.from_xbar.valid.val() && self.to_port.ready.val() {
-                    self.held.d.next = self.from_xbar.data.val().get_bits::<96>(32);
+                if self.decode.valid.val() && self.to_port.ready.val() {
+                    self.held.d.next = self.decode.data.val().get_bits::<96>(32);
                     self.first_out.d.next = false;
-                    if self.from_xbar.eop.val() {
+                    if self.decode.eop.val() {
                         self.mode.d.next = EgressMode::Idle;
                         if self.in_used.val() != 1 {
                             self.mode.d.next = EgressMode::Flush;
@@ -209,20 +192,20 @@ impl Logic for EgressTranslate {
                 self.to_port.eop.next = true;
                 self.to_port.empty.next = self.flush_empty.q.val();
                 self.to_port.valid.next = true;
-                self.from_xbar.ready.next = false;
+                self.take.next = false;
                 if self.to_port.ready.val() {
                     self.mode.d.next = EgressMode::Idle;
                     // The next packet's header beat produces no output when it is to be
                     // shifted: take it in the same cycle, so back-to-back shifted packets
                     // keep one beat per cycle.
-                    if self.from_xbar.valid.val()
-                        && self.from_xbar.sop.val()
-                        && self.is_global_write.val()
-                        && self.enabled.val()
-                        && (self.local_addr.val().get_bits::<32>(32) == 0)
-                        && !self.from_xbar.eop.val()
+                    if self.decode.valid.val()
+                        && self.decode.sop.val()
+                        && self.decode.global_write.val()
+                        && self.decode.enabled.val()
+                        && (self.decode.local_addr.val().get_bits::<32>(32) == 0)
+                        && !self.decode.eop.val()
                     {
-                        self.from_xbar.ready.next = true;
+                        self.take.next = true;
                         self.held.d.next = self.shifted_header.val();
                         self.first_out.d.next = true;
                         self.mode.d.next = EgressMode::Shift;
@@ -231,8 +214,8 @@ impl Logic for EgressTranslate {
             }
             EgressMode::Drop => {
                 self.to_port.valid.next = false;
-                self.from_xbar.ready.next = true;
-                if self.from_xbar.valid.val() && self.from_xbar.eop.val() {
+                self.take.next = true;
+                if self.decode.valid.val() && self.decode.eop.val() {
                     self.mode.d.next = EgressMode::Idle;
                 }
             }
@@ -240,7 +223,8 @@ impl Logic for EgressTranslate {
         if self.reset.val() {
             self.mode.d.next = EgressMode::Idle;
             self.to_port.valid.next = false;
-            self.from_xbar.ready.next = false;
+            self.take.next = false;
         }
+        self.decode.take.next = self.take.val() && self.decode.valid.val();
     }
 }

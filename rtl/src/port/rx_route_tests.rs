@@ -289,6 +289,9 @@ fn rx_route_verilog_lints_clean() {
     let mut uut = RxRoute::default();
     let v = crate::verilog::export::block_verilog(&mut uut, "rx_route");
     crate::verilog::checks::lint_verilog(&v, "rx_route").unwrap();
+    let mut d = super::rx_decode::RxDecode::default();
+    let v = crate::verilog::export::block_verilog(&mut d, "rx_decode");
+    crate::verilog::checks::lint_verilog(&v, "rx_decode").unwrap();
 }
 
 /// The link goes down in the middle of a packet: the ingress FIFO is told to drop what it

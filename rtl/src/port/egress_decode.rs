@@ -1,0 +1,189 @@
+//! The N port's egress, first register: each beat from the crossbar, registered with what
+//! the translation (`super::egress_translate`) needs to know of a header beat: whether
+//! it is a global write, whether its target is enabled, and its local address
+//! (`TARGET[target] + offset`, `peach2_regmap::address`). The translation then decides
+//! from registers, so the address sum and the target windows are not in one clock cycle
+//! with its choice and the crossbar's.
+//!
+//! One beat deep: the beat waits here until the translation takes it (`take`), and the
+//! next comes in the same cycle.
+
+use crate::csr::regs::TARGETS;
+use crate::stream::TlpSink;
+use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
+use rust_hdl::prelude::*;
+
+// The global space's base is address bits 63:42.
+const _: () = assert!(BASE_SHIFT == 42);
+
+/// The egress's first register.
+#[derive(LogicBlock)]
+pub struct EgressDecode {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Upstream: packets the crossbar sends to N.
+    pub from_xbar: TlpSink,
+    /// Downstream: a beat is registered.
+    pub valid: Signal<Out, Bit>,
+    /// Downstream: the translation takes the beat this cycle.
+    pub take: Signal<In, Bit>,
+    /// The beat's data.
+    pub data: Signal<Out, Bits<128>>,
+    /// First beat of a TLP.
+    pub sop: Signal<Out, Bit>,
+    /// Last beat of a TLP.
+    pub eop: Signal<Out, Bit>,
+    /// Unused DW lanes in the `eop` beat.
+    pub empty: Signal<Out, Bits<2>>,
+    /// Crossbar destination.
+    pub dest: Signal<Out, Bits<3>>,
+    /// Crossbar source.
+    pub src: Signal<Out, Bits<3>>,
+    /// Marked to be answered with UR.
+    pub unsupported: Signal<Out, Bit>,
+    /// On a header beat: a 4-DW memory write to a global address.
+    pub global_write: Signal<Out, Bit>,
+    /// On a header beat: its target is enabled.
+    pub enabled: Signal<Out, Bit>,
+    /// On a header beat: its local address, `TARGET[target] + offset`.
+    pub local_addr: Signal<Out, Bits<64>>,
+    /// Local base address per target (host, GPU 0..3).
+    pub target_base: [Signal<In, Bits<64>>; TARGETS],
+    /// Enable bit per target.
+    pub target_enable: Signal<In, Bits<5>>,
+    q_valid: DFF<Bit>,
+    q_data: DFF<Bits<128>>,
+    q_sop: DFF<Bit>,
+    q_eop: DFF<Bit>,
+    q_empty: DFF<Bits<2>>,
+    q_dest: DFF<Bits<3>>,
+    q_src: DFF<Bits<3>>,
+    q_unsupported: DFF<Bit>,
+    q_global: DFF<Bit>,
+    q_enabled: DFF<Bit>,
+    q_local: DFF<Bits<64>>,
+    /// A beat comes in from the crossbar this cycle.
+    in_take: Signal<Local, Bit>,
+    /// The incoming header's target field (global address bits 35:33).
+    target: Signal<Local, Bits<3>>,
+    /// That target's base address.
+    base: Signal<Local, Bits<64>>,
+    /// The offset in the target: address bits 32:0 (DW2 bit 0 and DW3).
+    offset: Signal<Local, Bits<64>>,
+    global_base_hi: Constant<Bits<22>>,
+}
+
+impl Default for EgressDecode {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            from_xbar: Default::default(),
+            valid: Default::default(),
+            take: Default::default(),
+            data: Default::default(),
+            sop: Default::default(),
+            eop: Default::default(),
+            empty: Default::default(),
+            dest: Default::default(),
+            src: Default::default(),
+            unsupported: Default::default(),
+            global_write: Default::default(),
+            enabled: Default::default(),
+            local_addr: Default::default(),
+            target_base: array_init::array_init(|_| Default::default()),
+            target_enable: Default::default(),
+            q_valid: Default::default(),
+            q_data: Default::default(),
+            q_sop: Default::default(),
+            q_eop: Default::default(),
+            q_empty: Default::default(),
+            q_dest: Default::default(),
+            q_src: Default::default(),
+            q_unsupported: Default::default(),
+            q_global: Default::default(),
+            q_enabled: Default::default(),
+            q_local: Default::default(),
+            in_take: Default::default(),
+            target: Default::default(),
+            base: Default::default(),
+            offset: Default::default(),
+            global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
+        }
+    }
+}
+
+impl Logic for EgressDecode {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            q_valid,
+            q_data,
+            q_sop,
+            q_eop,
+            q_empty,
+            q_dest,
+            q_src,
+            q_unsupported,
+            q_global,
+            q_enabled,
+            q_local
+        );
+        self.valid.next = self.q_valid.q.val();
+        self.data.next = self.q_data.q.val();
+        self.sop.next = self.q_sop.q.val();
+        self.eop.next = self.q_eop.q.val();
+        self.empty.next = self.q_empty.q.val();
+        self.dest.next = self.q_dest.q.val();
+        self.src.next = self.q_src.q.val();
+        self.unsupported.next = self.q_unsupported.q.val();
+        self.global_write.next = self.q_global.q.val();
+        self.enabled.next = self.q_enabled.q.val();
+        self.local_addr.next = self.q_local.q.val();
+
+        self.from_xbar.ready.next = (!self.q_valid.q.val() || self.take.val()) && !self.reset.val();
+        self.in_take.next = self.from_xbar.valid.val() && self.from_xbar.ready.val();
+
+        // The beat on the input, decoded as a header.
+        self.target.next = self.from_xbar.data.val().get_bits::<3>(65);
+        self.base.next = 0.into();
+        for t in 0..TARGETS {
+            if self.target.val().index() == t {
+                self.base.next = self.target_base[t].val();
+            }
+        }
+        self.offset.next = (bit_cast::<64, 1>(self.from_xbar.data.val().get_bits::<1>(64)) << 32)
+            | bit_cast::<64, 32>(self.from_xbar.data.val().get_bits::<32>(96));
+
+        if self.take.val() {
+            self.q_valid.d.next = false;
+        }
+        if self.in_take.val() {
+            self.q_valid.d.next = true;
+            self.q_data.d.next = self.from_xbar.data.val();
+            self.q_sop.d.next = self.from_xbar.sop.val();
+            self.q_eop.d.next = self.from_xbar.eop.val();
+            self.q_empty.d.next = self.from_xbar.empty.val();
+            self.q_dest.d.next = self.from_xbar.dest.val();
+            self.q_src.d.next = self.from_xbar.src.val();
+            self.q_unsupported.d.next = self.from_xbar.unsupported.val();
+            // fmt/type 0x60: a 4-DW memory write.
+            self.q_global.d.next = (self.from_xbar.data.val().get_bits::<8>(24) == 0x60)
+                && (self.from_xbar.data.val().get_bits::<22>(74) == self.global_base_hi.val());
+            self.q_enabled.d.next = false;
+            for t in 0..TARGETS {
+                if self.target.val().index() == t {
+                    self.q_enabled.d.next = self.target_enable.val().get_bit(t);
+                }
+            }
+            self.q_local.d.next = self.base.val() + self.offset.val();
+        }
+        if self.reset.val() {
+            self.q_valid.d.next = false;
+        }
+    }
+}
