@@ -5,10 +5,11 @@
 //! from registers, so the address sum and the target windows are not in one clock cycle
 //! with its choice and the crossbar's.
 //!
-//! One beat deep: the beat waits here until the translation takes it (`take`), and the
-//! next comes in the same cycle.
+//! One beat deep ([`BeatSlot`]): the beat waits here until the translation takes it
+//! (`take`), and the next comes in the same cycle.
 
 use crate::csr::regs::TARGETS;
+use crate::stream::beat_slot::BeatSlot;
 use crate::stream::TlpSink;
 use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
 use rust_hdl::prelude::*;
@@ -53,19 +54,14 @@ pub struct EgressDecode {
     pub target_base: [Signal<In, Bits<64>>; TARGETS],
     /// Enable bit per target.
     pub target_enable: Signal<In, Bits<5>>,
-    q_valid: DFF<Bit>,
-    q_data: DFF<Bits<128>>,
-    q_sop: DFF<Bit>,
-    q_eop: DFF<Bit>,
-    q_empty: DFF<Bits<2>>,
+    /// The beat.
+    slot: BeatSlot,
     q_dest: DFF<Bits<3>>,
     q_src: DFF<Bits<3>>,
     q_unsupported: DFF<Bit>,
     q_global: DFF<Bit>,
     q_enabled: DFF<Bit>,
     q_local: DFF<Bits<64>>,
-    /// A beat comes in from the crossbar this cycle.
-    in_take: Signal<Local, Bit>,
     /// The incoming header's target field (global address bits 35:33).
     target: Signal<Local, Bits<3>>,
     /// That target's base address.
@@ -95,18 +91,13 @@ impl Default for EgressDecode {
             local_addr: Default::default(),
             target_base: array_init::array_init(|_| Default::default()),
             target_enable: Default::default(),
-            q_valid: Default::default(),
-            q_data: Default::default(),
-            q_sop: Default::default(),
-            q_eop: Default::default(),
-            q_empty: Default::default(),
+            slot: Default::default(),
             q_dest: Default::default(),
             q_src: Default::default(),
             q_unsupported: Default::default(),
             q_global: Default::default(),
             q_enabled: Default::default(),
             q_local: Default::default(),
-            in_take: Default::default(),
             target: Default::default(),
             base: Default::default(),
             offset: Default::default(),
@@ -121,11 +112,6 @@ impl Logic for EgressDecode {
         dff_setup!(
             self,
             clock,
-            q_valid,
-            q_data,
-            q_sop,
-            q_eop,
-            q_empty,
             q_dest,
             q_src,
             q_unsupported,
@@ -133,20 +119,27 @@ impl Logic for EgressDecode {
             q_enabled,
             q_local
         );
-        self.valid.next = self.q_valid.q.val();
-        self.data.next = self.q_data.q.val();
-        self.sop.next = self.q_sop.q.val();
-        self.eop.next = self.q_eop.q.val();
-        self.empty.next = self.q_empty.q.val();
+        self.slot.clock.next = self.clock.val();
+        self.slot.reset.next = self.reset.val();
+        self.slot.sink.data.next = self.from_xbar.data.val();
+        self.slot.sink.sop.next = self.from_xbar.sop.val();
+        self.slot.sink.eop.next = self.from_xbar.eop.val();
+        self.slot.sink.empty.next = self.from_xbar.empty.val();
+        self.slot.sink.valid.next = self.from_xbar.valid.val();
+        self.from_xbar.ready.next = self.slot.sink.ready.val();
+        self.slot.flush.next = false;
+        self.slot.take.next = self.take.val();
+        self.valid.next = self.slot.valid.val();
+        self.data.next = self.slot.data.val();
+        self.sop.next = self.slot.sop.val();
+        self.eop.next = self.slot.eop.val();
+        self.empty.next = self.slot.empty.val();
         self.dest.next = self.q_dest.q.val();
         self.src.next = self.q_src.q.val();
         self.unsupported.next = self.q_unsupported.q.val();
         self.global_write.next = self.q_global.q.val();
         self.enabled.next = self.q_enabled.q.val();
         self.local_addr.next = self.q_local.q.val();
-
-        self.from_xbar.ready.next = (!self.q_valid.q.val() || self.take.val()) && !self.reset.val();
-        self.in_take.next = self.from_xbar.valid.val() && self.from_xbar.ready.val();
 
         // The beat on the input, decoded as a header.
         self.target.next = self.from_xbar.data.val().get_bits::<3>(65);
@@ -159,15 +152,7 @@ impl Logic for EgressDecode {
         self.offset.next = (bit_cast::<64, 1>(self.from_xbar.data.val().get_bits::<1>(64)) << 32)
             | bit_cast::<64, 32>(self.from_xbar.data.val().get_bits::<32>(96));
 
-        if self.take.val() {
-            self.q_valid.d.next = false;
-        }
-        if self.in_take.val() {
-            self.q_valid.d.next = true;
-            self.q_data.d.next = self.from_xbar.data.val();
-            self.q_sop.d.next = self.from_xbar.sop.val();
-            self.q_eop.d.next = self.from_xbar.eop.val();
-            self.q_empty.d.next = self.from_xbar.empty.val();
+        if self.slot.load.val() {
             self.q_dest.d.next = self.from_xbar.dest.val();
             self.q_src.d.next = self.from_xbar.src.val();
             self.q_unsupported.d.next = self.from_xbar.unsupported.val();
@@ -181,9 +166,6 @@ impl Logic for EgressDecode {
                 }
             }
             self.q_local.d.next = self.base.val() + self.offset.val();
-        }
-        if self.reset.val() {
-            self.q_valid.d.next = false;
         }
     }
 }

@@ -3,12 +3,13 @@
 //! so the second register (`super::rx_route`) steers the beat and checks its framing
 //! from registers: the router's logic and the framing checks are not in one clock cycle.
 //!
-//! One beat deep: the beat waits here until the second register takes it (`take`), and
-//! the next comes in the same cycle. A beat waiting when the data link goes down is
-//! dropped (the hard IP drops the rest of its TLP). The counts of what came in (`tlp_in`,
+//! One beat deep ([`BeatSlot`]): the beat waits here until the second register takes it
+//! (`take`), and the next comes in the same cycle. A beat waiting when the data link goes
+//! down is dropped (the hard IP drops the rest of its TLP). The counts of what came in (`tlp_in`,
 //! `bytes_in`) are made here, as the beats leave the hard IP.
 
 use crate::router::{PortConfig, RouteAction, RouteConfig, Router};
+use crate::stream::beat_slot::BeatSlot;
 use crate::stream::PortSink;
 use peach2_regmap::config::MAX_PAYLOAD_BYTES;
 use rust_hdl::prelude::*;
@@ -57,19 +58,14 @@ pub struct RxDecode {
     /// Bytes taken from the hard IP this cycle (0..16).
     pub bytes_in: Signal<Out, Bits<5>>,
     router: Router,
-    q_valid: DFF<Bit>,
-    q_data: DFF<Bits<128>>,
-    q_sop: DFF<Bit>,
-    q_eop: DFF<Bit>,
-    q_empty: DFF<Bits<2>>,
+    /// The beat.
+    slot: BeatSlot,
     q_action: DFF<RouteAction>,
     q_dest: DFF<Bits<3>>,
     q_unsupported: DFF<Bit>,
     q_rewrite: DFF<Bit>,
     q_total: DFF<Bits<12>>,
     q_too_big: DFF<Bit>,
-    /// A beat comes in from the hard IP this cycle.
-    in_take: Signal<Local, Bit>,
     /// Header DWs of the TLP starting on the input (fmt bit 0: 4-DW header).
     hdr_dws: Signal<Local, Bits<12>>,
     /// Its payload DWs (fmt bit 1: with data; length 0 means 1024).
@@ -103,18 +99,13 @@ impl Default for RxDecode {
             tlp_in: Default::default(),
             bytes_in: Default::default(),
             router: Default::default(),
-            q_valid: Default::default(),
-            q_data: Default::default(),
-            q_sop: Default::default(),
-            q_eop: Default::default(),
-            q_empty: Default::default(),
+            slot: Default::default(),
             q_action: Default::default(),
             q_dest: Default::default(),
             q_unsupported: Default::default(),
             q_rewrite: Default::default(),
             q_total: Default::default(),
             q_too_big: Default::default(),
-            in_take: Default::default(),
             hdr_dws: Default::default(),
             payload_dws: Default::default(),
             beat_dws: Default::default(),
@@ -129,11 +120,6 @@ impl Logic for RxDecode {
         dff_setup!(
             self,
             clock,
-            q_valid,
-            q_data,
-            q_sop,
-            q_eop,
-            q_empty,
             q_action,
             q_dest,
             q_unsupported,
@@ -149,20 +135,22 @@ impl Logic for RxDecode {
         PortConfig::link(&mut self.port, &mut self.router.port);
         RouteConfig::link(&mut self.routes, &mut self.router.routes);
 
-        self.valid.next = self.q_valid.q.val();
-        self.data.next = self.q_data.q.val();
-        self.sop.next = self.q_sop.q.val();
-        self.eop.next = self.q_eop.q.val();
-        self.empty.next = self.q_empty.q.val();
+        self.slot.clock.next = self.clock.val();
+        self.slot.reset.next = self.reset.val();
+        PortSink::link(&mut self.rx, &mut self.slot.sink);
+        self.slot.flush.next = !self.link_up.val();
+        self.slot.take.next = self.take.val();
+        self.valid.next = self.slot.valid.val();
+        self.data.next = self.slot.data.val();
+        self.sop.next = self.slot.sop.val();
+        self.eop.next = self.slot.eop.val();
+        self.empty.next = self.slot.empty.val();
         self.action.next = self.q_action.q.val();
         self.dest.next = self.q_dest.q.val();
         self.unsupported.next = self.q_unsupported.q.val();
         self.rewrite_global.next = self.q_rewrite.q.val();
         self.total_dws.next = self.q_total.q.val();
         self.too_big.next = self.q_too_big.q.val();
-
-        self.rx.ready.next = (!self.q_valid.q.val() || self.take.val()) && !self.reset.val();
-        self.in_take.next = self.rx.valid.val() && self.rx.ready.val();
 
         // The TLP's size from its header: fmt bit 0 = 4-DW header, fmt bit 1 = with data,
         // TD adds the digest.
@@ -184,17 +172,9 @@ impl Logic for RxDecode {
 
         self.tlp_in.next = false;
         self.bytes_in.next = 0.into();
-        if self.take.val() {
-            self.q_valid.d.next = false;
-        }
-        if self.in_take.val() {
+        if self.slot.load.val() {
             self.tlp_in.next = self.rx.sop.val();
             self.bytes_in.next = self.beat_dws.val() << 2;
-            self.q_valid.d.next = true;
-            self.q_data.d.next = self.rx.data.val();
-            self.q_sop.d.next = self.rx.sop.val();
-            self.q_eop.d.next = self.rx.eop.val();
-            self.q_empty.d.next = self.rx.empty.val();
             self.q_action.d.next = self.router.action.val();
             self.q_dest.d.next = self.router.dest.val();
             self.q_unsupported.d.next = self.router.unsupported.val();
@@ -204,9 +184,6 @@ impl Logic for RxDecode {
                 self.q_total.d.next = self.hdr_dws.val() + self.payload_dws.val() + 1;
             }
             self.q_too_big.d.next = self.payload_dws.val() > self.max_payload_dws.val();
-        }
-        if !self.link_up.val() || self.reset.val() {
-            self.q_valid.d.next = false;
         }
     }
 }

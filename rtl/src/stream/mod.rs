@@ -5,6 +5,7 @@
 //! crossbar metadata (`dest`, `src`, `unsupported`), meaningful on the `sop` beat and held
 //! for the rest of the packet.
 
+pub mod beat_slot;
 pub mod fifo;
 
 use rust_hdl::prelude::*;
