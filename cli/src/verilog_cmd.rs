@@ -89,6 +89,9 @@ pub fn run(args: VerilogArgs) -> Result<(), CliError> {
     for line in t.path_lines() {
         println!("  {line}");
     }
+    if let Some(line) = t.over_limit_line() {
+        println!("{line}");
+    }
     // Reported, not enforced: today's core is over the limit (see README, "Timing").
     println!("{}", t.verdict());
     Ok(())

@@ -189,6 +189,15 @@ fn timing_lines_are_consistent(report: &str) {
         "timing estimate: OVER the limit"
     };
     assert!(timing.contains(verdict), "{timing}");
+    // The census of what is over the limit starts at the worst depth.
+    let census = timing.lines().find(|l| l.starts_with("over the limit: "));
+    match census {
+        Some(line) => assert!(
+            depth > 6 && line.contains(&format!("(by depth: {depth}: ")),
+            "{timing}"
+        ),
+        None => assert!(depth <= 6, "{timing}"),
+    }
 }
 
 /// A copy of the Quartus project's settings in a scratch directory.

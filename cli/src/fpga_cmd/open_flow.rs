@@ -235,6 +235,9 @@ fn timing_report(report: &mut String, t: &TimingReport, dir: &Path) {
     for line in t.path_lines() {
         note!(report, "  {line}");
     }
+    if let Some(line) = t.over_limit_line() {
+        note!(report, "{line}");
+    }
     note!(report, "{}", t.verdict());
     let _ = writeln!(
         report,

@@ -83,6 +83,10 @@ pub struct TimingReport {
     /// The worst [`WORST_PATHS`] paths, one per pair of start and end signals (bit
     /// indices aside), deepest first.
     pub paths: Vec<TimingPath>,
+    /// The path ends deeper than [`MAX_LUT_DEPTH`], per depth, deepest first: `(depth,
+    /// register or memory input bits, distinct signals)`. How much is left to do, where
+    /// the worst path alone says little (the mapping's noise is about two levels).
+    pub over_limit: Vec<(u32, usize, usize)>,
     /// 6-input LUTs after mapping.
     pub luts: u64,
     /// Adders and comparators kept as carry chains.
@@ -119,6 +123,27 @@ impl TimingReport {
             .iter()
             .map(|p| format!("depth {:>2}: {} -> {}", p.depth, p.start, p.end))
             .collect()
+    }
+
+    /// The path ends over the limit, in one line: `None` when there are none.
+    pub fn over_limit_line(&self) -> Option<String> {
+        if self.over_limit.is_empty() {
+            return None;
+        }
+        let (bits, signals) = self
+            .over_limit
+            .iter()
+            .fold((0, 0), |(b, s), (_, bits, sigs)| (b + bits, s + sigs));
+        let per_depth: Vec<String> = self
+            .over_limit
+            .iter()
+            .map(|(d, bits, sigs)| format!("{d}: {bits} in {sigs}"))
+            .collect();
+        let plural = if signals == 1 { "" } else { "s" };
+        Some(format!(
+            "over the limit: {bits} path-end bits in {signals} signal{plural} (by depth: {})",
+            per_depth.join(", ")
+        ))
     }
 
     /// Whether the worst path fits the limit, in words.
@@ -183,15 +208,16 @@ pub fn yosys_timing(set: &VerilogSet, work_dir: &Path) -> Result<TimingReport, C
 
 /// The timing report of module `top` in a LUT-mapped Yosys JSON netlist.
 pub fn timing_of_netlist(json: &str, top: &str) -> Result<TimingReport, CheckError> {
-    let (worst_depth, paths, counts) = depth::analyse(json, top, WORST_PATHS)?;
+    let a = depth::analyse(json, top, WORST_PATHS, MAX_LUT_DEPTH)?;
     Ok(TimingReport {
         top: top.to_string(),
-        worst_depth,
-        paths,
-        luts: counts.luts,
-        carry_chains: counts.carry_chains,
-        flip_flops: counts.flip_flops,
-        memories: counts.memories,
+        worst_depth: a.worst,
+        paths: a.paths,
+        over_limit: a.over,
+        luts: a.counts.luts,
+        carry_chains: a.counts.carry_chains,
+        flip_flops: a.counts.flip_flops,
+        memories: a.counts.memories,
         yosys_seconds: 0.0,
     })
 }

@@ -80,13 +80,26 @@ pub(super) struct Counts {
     pub memories: u64,
 }
 
+/// What [`analyse`] finds.
+pub(super) struct Analysis {
+    pub worst: u32,
+    /// The worst distinct paths, deepest first.
+    pub paths: Vec<TimingPath>,
+    /// Per depth above `limit`, deepest first: path-end bits, and their distinct
+    /// signals (bit indices aside).
+    pub over: Vec<(u32, usize, usize)>,
+    pub counts: Counts,
+}
+
 /// The worst depth, the worst `keep` distinct paths (one per start and end signal,
-/// bit indices aside) and the cell counts of module `top` in Yosys JSON `json`.
+/// bit indices aside), the path ends deeper than `limit` and the cell counts of module
+/// `top` in Yosys JSON `json`.
 pub(super) fn analyse(
     json: &str,
     top: &str,
     keep: usize,
-) -> Result<(u32, Vec<TimingPath>, Counts), CheckError> {
+    limit: u32,
+) -> Result<Analysis, CheckError> {
     let design: Design = serde_json::from_str(json).map_err(|e| reject(format!("{e}")))?;
     let module = design
         .modules
@@ -124,10 +137,26 @@ pub(super) fn analyse(
         .collect();
     paths.sort_by(|a, b| (b.depth, &a.start, &a.end).cmp(&(a.depth, &b.start, &b.end)));
     let worst = paths.first().map_or(0, |p| p.depth);
+    let mut over: BTreeMap<u32, (usize, HashSet<String>)> = BTreeMap::new();
+    for p in paths.iter().filter(|p| p.depth > limit) {
+        let (bits, signals) = over.entry(p.depth).or_default();
+        *bits += 1;
+        signals.insert(base(&p.end));
+    }
+    let over = over
+        .into_iter()
+        .rev()
+        .map(|(d, (bits, signals))| (d, bits, signals.len()))
+        .collect();
     let mut seen = HashSet::new();
     paths.retain(|p| seen.insert((base(&p.start), base(&p.end))));
     paths.truncate(keep);
-    Ok((worst, paths, counts))
+    Ok(Analysis {
+        worst,
+        paths,
+        over,
+        counts,
+    })
 }
 
 fn reject(output: String) -> CheckError {

@@ -75,6 +75,7 @@ fn netlist_depths_count_luts_carry_chains_and_unclocked_reads() {
         ]
     );
     assert_eq!(r.worst_depth, 4);
+    assert!(r.over_limit.is_empty() && r.over_limit_line().is_none());
     assert_eq!(
         (r.luts, r.carry_chains, r.flip_flops, r.memories),
         (2, 1, 4, 1)
@@ -189,6 +190,15 @@ fn a_deeper_design_is_reported_over_the_limit() {
         "{worst:?}"
     );
     assert!(worst.end.starts_with("y["), "{worst:?}");
+    // Only the sum's upper bits are 7 deep; all of them end in one signal, y.
+    let [(7, bits, 1)] = r.over_limit[..] else {
+        panic!("{:?}", r.over_limit);
+    };
+    assert!((1..=64).contains(&bits), "{bits}");
+    assert_eq!(
+        r.over_limit_line().unwrap(),
+        format!("over the limit: {bits} path-end bits in 1 signal (by depth: 7: {bits} in 1)")
+    );
     assert_eq!(
         r.verdict(),
         "timing estimate: OVER the limit: 7 LUT levels, 1 more than Stratix IV -2 closes at 250 MHz"
