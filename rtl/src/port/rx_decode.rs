@@ -5,7 +5,8 @@
 //!
 //! One beat deep ([`BeatSlot`]): the beat waits here until the second register takes it
 //! (`take`), and the next comes in the same cycle. A beat waiting when the data link goes
-//! down is dropped (the hard IP drops the rest of its TLP). The counts of what came in (`tlp_in`,
+//! down is dropped (the hard IP drops the rest of its TLP), unless it ends its TLP: then
+//! the whole TLP came in before the link went down, and it goes on. The counts of what came in (`tlp_in`,
 //! `bytes_in`) are made here, as the beats leave the hard IP.
 
 use crate::router::{PortConfig, RouteAction, RouteConfig, Router};
@@ -138,7 +139,8 @@ impl Logic for RxDecode {
         self.slot.clock.next = self.clock.val();
         self.slot.reset.next = self.reset.val();
         PortSink::link(&mut self.rx, &mut self.slot.sink);
-        self.slot.flush.next = !self.link_up.val();
+        self.slot.flush.next =
+            !self.link_up.val() && !(self.slot.valid.val() && self.slot.eop.val());
         self.slot.take.next = self.take.val();
         self.valid.next = self.slot.valid.val();
         self.data.next = self.slot.data.val();

@@ -16,7 +16,9 @@
 //! dropped. Each malformed TLP pulses `malformed` once. The link controller checks the
 //! one-beat TLPs it takes itself, so its packets pass whole. Link down (DL_Down) cuts the
 //! packet in progress short: it is dropped the same way (and counted malformed once),
-//! and the next packet after the link is back starts afresh.
+//! and the next packet after the link is back starts afresh. A packet whose last beat is
+//! already in the first register came in whole and is not cut: what the hard IP handed
+//! over is never lost.
 
 use super::rx_decode::RxDecode;
 use crate::router::{PortConfig, RouteAction, RouteConfig};
@@ -266,16 +268,24 @@ impl Logic for RxRoute {
                 }
             }
         }
-        // Link down: the packet in progress was cut short; what of it is not yet past
-        // the output register goes, and the ingress FIFO drops the rest.
-        if !self.link_up.val() && (self.steer.q.val() != Steer::Idle) {
+        // Link down: the packet in progress was cut short, unless its last beat is in the
+        // first register; what of it is not yet past the output register goes, and the
+        // ingress FIFO drops the rest.
+        if !self.link_up.val()
+            && (self.steer.q.val() != Steer::Idle)
+            && !(self.decode.valid.val() && self.decode.eop.val())
+        {
             self.steer.d.next = Steer::Idle;
             self.out_valid.d.next = false;
             self.out_discard.d.next = self.steer.q.val() == Steer::Xbar;
             self.malformed.next = !self.flagged.q.val();
             self.flagged.d.next = false;
             self.dws_left.d.next = 0.into();
-        } else if !self.link_up.val() && self.decode.valid.val() && !self.take.val() {
+        } else if !self.link_up.val()
+            && self.decode.valid.val()
+            && !self.decode.eop.val()
+            && !self.take.val()
+        {
             // The first register drops the beat waiting in it: a packet cut before it
             // started here.
             self.malformed.next = true;

@@ -326,3 +326,56 @@ fn a_packet_cut_by_the_link_going_down_is_dropped_and_the_next_passes() {
     assert_eq!(b.xbar.packets[0], with_meta(&next, 2, PORT_E, false));
     assert_eq!(b.malformed, 2, "the cut packet, then the stray fragment");
 }
+
+/// The link goes down while a whole TLP waits in the first register (the crossbar side
+/// takes nothing, a TLP before it holds the output register): the hard IP handed it over
+/// before the link went down, so both go on once the crossbar takes them, and nothing
+/// is counted malformed.
+#[test]
+fn a_whole_packet_in_the_first_register_survives_the_link_going_down() {
+    let mut b = Bench::new(PORT_E, 43);
+    let onward = GlobalAddr::new(4, Target::Host, 0).unwrap().to_u64();
+    // Reads with 4-DW headers: one beat each (from a cable, answered UR inside).
+    let (first, second) = (mem(false, onward, 1, 5), mem(false, onward + 0x40, 1, 6));
+    b.drv.p_valid = 1.0;
+    b.xbar.p_ready = 0.0;
+    b.drv.push(packet_beats(&first, 0, 0, false));
+    b.drv.push(packet_beats(&second, 0, 0, false));
+    let cycle = |b: &mut Bench| {
+        b.drv.drive(&mut b.s.uut.rx);
+        b.xbar.drive(&mut b.s.uut.to_xbar);
+        b.link.drive(&mut b.s.uut.to_link);
+        b.s.settle();
+        b.drv.sample(&b.s.uut.rx);
+        if b.s.uut.discard.val() {
+            b.xbar.discard();
+        }
+        b.xbar.sample(&b.s.uut.to_xbar);
+        b.malformed += u32::from(b.s.uut.malformed.val());
+        b.s.tick();
+    };
+    for _ in 0..6 {
+        cycle(&mut b);
+    }
+    assert_eq!(b.drv.pending(), 0, "both beats are in the RX stage");
+    b.s.uut.link_up.next = false;
+    for _ in 0..3 {
+        cycle(&mut b);
+    }
+    b.xbar.p_ready = 1.0;
+    for _ in 0..4 {
+        cycle(&mut b);
+    }
+    b.s.uut.link_up.next = true;
+    b.run();
+    assert_eq!(b.xbar.discarded, 0);
+    let got: Vec<_> = b.xbar.packets.iter().cloned().collect();
+    assert_eq!(
+        got,
+        [
+            with_meta(&first, PORT_INTERNAL, PORT_E, true),
+            with_meta(&second, PORT_INTERNAL, PORT_E, true)
+        ]
+    );
+    assert_eq!(b.malformed, 0);
+}
