@@ -28,6 +28,13 @@
 //! already draining). A completion for a tag that is not outstanding is counted as
 //! unexpected and dropped.
 //!
+//! What a completion leaves of its read's count (the DWs still to come, or 0 when it
+//! failed) is written a cycle after it, into the tag table or the channel's `d_rem`: the
+//! header's checks and the table's write logic would not fit one cycle together. Every
+//! reader of a count (the next header's checks, retirement, a fetch's end) takes it from
+//! that pending write meanwhile, so the stage behaves, cycle for cycle, as if it were
+//! written at once.
+//!
 //! Fetched descriptor DWs leave from the same registered beat, a cycle after it, and
 //! `desc_done` a cycle after the fetch's last DW was counted, so a channel sees the whole
 //! descriptor when it sees `desc_done`.
@@ -103,12 +110,47 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     tags: TagTable<C>,
     /// Per channel, per data tag k (`8c + k`): a read is outstanding.
     t_busy: [DFF<Bits<8>>; C],
-    /// Per channel: DWs of its descriptor fetch still to come.
+    /// Per channel: DWs of its descriptor fetch still to come (but for `wd_*`'s write).
     d_rem: [DFF<Bits<8>>; C],
     /// Per channel: a descriptor fetch is outstanding.
     d_busy: DFF<Bits<C>>,
     /// Per channel: the completion whose header was taken last cycle failed.
     err: DFF<Bits<C>>,
+    // A completion's count of what its read still expects, written a cycle after the
+    // completion (its header's checks and the table's write logic would not fit one
+    // cycle together); until then the readers of the count take it from here:
+    /// The tag table's count of `w_tag` is written this cycle.
+    w_we: DFF<Bit>,
+    /// ... to 0 (a failed completion), else to `w_rem`.
+    w_clear: DFF<Bit>,
+    /// The data tag.
+    w_tag: DFF<Bits<8>>,
+    /// Its read's DWs still to come after the completion.
+    w_rem: DFF<Bits<8>>,
+    /// `d_rem` of channel `wd_chan` is written this cycle (a descriptor fetch's count).
+    wd_we: DFF<Bit>,
+    /// ... to 0 (a failed completion), else to `wd_rem`.
+    wd_clear: DFF<Bit>,
+    /// The channel.
+    wd_chan: DFF<Bits<CB>>,
+    /// Its fetch's DWs still to come after the completion.
+    wd_rem: DFF<Bits<8>>,
+    /// The count `w_*` writes, as readers see it this cycle.
+    w_value: Signal<Local, Bits<8>>,
+    /// The count `wd_*` writes, as readers see it this cycle.
+    wd_value: Signal<Local, Bits<8>>,
+    /// The tag table's count at the input beat's tag, with `w_*`'s write.
+    lookup_rem: Signal<Local, Bits<8>>,
+    /// Per channel: `d_rem` with `wd_*`'s write.
+    d_rem_now: [Signal<Local, Bits<8>>; C],
+    /// Per channel: the tag table's count of the oldest read, with `w_*`'s write.
+    retire_rem: [Signal<Local, Bits<8>>; C],
+    /// The completion taken this cycle fails and names an outstanding data read.
+    fail_data: Signal<Local, Bit>,
+    /// The completion taken this cycle fails and names an outstanding descriptor fetch.
+    fail_desc: Signal<Local, Bit>,
+    /// The DWs still expected by the read of the completion taken (data or descriptor).
+    e_rem: Signal<Local, Bits<8>>,
     /// Per channel: the header taken this cycle fails.
     err_now: Signal<Local, Bits<C>>,
     /// Per channel: a descriptor fetch finishes this cycle.
@@ -219,6 +261,22 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             d_rem: array_init::array_init(|_| Default::default()),
             d_busy: Default::default(),
             err: Default::default(),
+            w_we: Default::default(),
+            w_clear: Default::default(),
+            w_tag: Default::default(),
+            w_rem: Default::default(),
+            wd_we: Default::default(),
+            wd_clear: Default::default(),
+            wd_chan: Default::default(),
+            wd_rem: Default::default(),
+            w_value: Default::default(),
+            wd_value: Default::default(),
+            lookup_rem: Default::default(),
+            d_rem_now: array_init::array_init(|_| Default::default()),
+            retire_rem: array_init::array_init(|_| Default::default()),
+            fail_data: Default::default(),
+            fail_desc: Default::default(),
+            e_rem: Default::default(),
             err_now: Default::default(),
             done_now: Default::default(),
             d_done: Default::default(),
@@ -268,7 +326,8 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, d_busy, err, d_done, l_take, l_ok, l_bidx, l_data, r_base, r_bidx,
-            r_plen, r_chan, r_desc, r_ok, r_tag, r_rem
+            r_plen, r_chan, r_desc, r_ok, r_tag, r_rem, w_we, w_clear, w_tag, w_rem, wd_we,
+            wd_clear, wd_chan, wd_rem
         );
         self.tags.clock.next = self.clock.val();
         for c in 0..C {
@@ -286,17 +345,42 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             self.issue_idx[c].next = self.ip[c].q.val().get_bits::<3>(0);
         }
 
+        // Last cycle's completion's counts: written now, and seen by every reader now
+        // as if written last cycle.
+        self.w_value.next = self.w_rem.q.val();
+        if self.w_clear.q.val() {
+            self.w_value.next = 0.into();
+        }
+        self.wd_value.next = self.wd_rem.q.val();
+        if self.wd_clear.q.val() {
+            self.wd_value.next = 0.into();
+        }
+        self.tags.dec.next = self.w_we.q.val();
+        self.tags.dec_tag.next = self.w_tag.q.val();
+        self.tags.dec_rem.next = self.w_value.val();
+        for c in 0..C {
+            self.d_rem_now[c].next = self.d_rem[c].q.val();
+            if self.wd_we.q.val() && (self.wd_chan.q.val().index() == c) {
+                self.d_rem_now[c].next = self.wd_value.val();
+                self.d_rem[c].d.next = self.wd_value.val();
+            }
+        }
+
         // The beat on the input as a header. The table is read at its tag field whatever
         // the state: only a header beat's answer is used (payload beats count from
         // `r_rem`), so the read address does not wait for the state.
         self.header.data.next = self.cpl.data.val();
         self.tags.lookup_tag.next = self.header.tag.val();
+        self.lookup_rem.next = self.tags.lookup_rem.val();
+        if self.w_we.q.val() && (self.w_tag.q.val() == self.header.tag.val()) {
+            self.lookup_rem.next = self.w_value.val();
+        }
         self.header.lookup_start.next = self.tags.lookup_start.val();
         self.header.lookup_len.next = self.tags.lookup_len.val();
-        self.header.lookup_rem.next = self.tags.lookup_rem.val();
+        self.header.lookup_rem.next = self.lookup_rem.val();
         for c in 0..C {
             self.header.t_busy[c].next = self.t_busy[c].q.val();
-            self.header.d_rem[c].next = self.d_rem[c].q.val();
+            self.header.d_rem[c].next = self.d_rem_now[c].val();
         }
         self.header.d_busy.next = self.d_busy.q.val();
 
@@ -344,16 +428,27 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.desc_data.next = self.l_data.q.val();
         self.desc_done.next = self.d_done.q.val();
 
-        // Header: account for the completion; payload beats follow in Data.
-        self.tags.clear.next = false;
-        self.tags.clear_tag.next = self.header.tag.val();
-        self.tags.dec.next = false;
-        self.tags.dec_tag.next = self.e_tag.val();
-        self.tags.dec_rem.next = self.r_rem.q.val() - self.e_plen.val().get_bits::<8>(0);
+        // Header: account for the completion; payload beats follow in Data. Its counts
+        // are written next cycle (`w_*`, `wd_*`).
+        self.e_rem.next = self.r_rem.q.val();
         if self.state.q.val() == ReassemblyState::Header {
-            self.tags.dec_rem.next =
-                self.tags.lookup_rem.val() - self.e_plen.val().get_bits::<8>(0);
+            self.e_rem.next = self.lookup_rem.val();
         }
+        for c in 0..C {
+            if self.e_desc.val() && (self.e_chan.val().index() == c) {
+                self.e_rem.next = self.d_rem_now[c].val();
+            }
+        }
+        self.fail_data.next = false;
+        self.fail_desc.next = false;
+        self.w_we.d.next = false;
+        self.w_clear.d.next = false;
+        self.w_tag.d.next = self.e_tag.val();
+        self.w_rem.d.next = self.e_rem.val() - self.e_plen.val().get_bits::<8>(0);
+        self.wd_we.d.next = false;
+        self.wd_clear.d.next = false;
+        self.wd_chan.d.next = self.e_chan.val();
+        self.wd_rem.d.next = self.e_rem.val() - self.e_plen.val().get_bits::<8>(0);
         self.cpl_error.next = self.err.q.val();
         self.err_now.next = 0.into();
         self.cpl_seen.next = 0.into();
@@ -369,7 +464,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             self.r_desc.d.next = self.e_desc.val();
             self.r_ok.d.next = self.e_ok.val();
             self.r_tag.d.next = self.e_tag.val();
-            self.r_rem.d.next = self.tags.lookup_rem.val();
+            self.r_rem.d.next = self.lookup_rem.val();
             if !self.cpl.eop.val() {
                 self.state.d.next = ReassemblyState::Data;
             }
@@ -386,27 +481,26 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
                 }
                 if !self.header.ok.val() {
                     // The read counts as finished: its channel stops on the error.
-                    self.tags.clear.next = self.header.is_data.val();
-                    for c in 0..C {
-                        if self.header.is_desc.val() && (self.header.chan.val().index() == c) {
-                            self.d_rem[c].d.next = 0.into();
-                        }
-                    }
+                    self.fail_data.next = self.header.is_data.val();
+                    self.fail_desc.next = self.header.is_desc.val();
                 }
             }
         }
         if (self.state.q.val() == ReassemblyState::Data) && self.take.val() && self.cpl.eop.val() {
             self.state.d.next = ReassemblyState::Header;
         }
-        // The last beat: the DWs are in place, count them.
+        // The last beat: the DWs are in place (next cycle), count them.
         if self.take.val() && self.cpl.eop.val() && self.e_ok.val() {
-            self.tags.dec.next = !self.e_desc.val();
-            for c in 0..C {
-                if self.e_desc.val() && (self.e_chan.val().index() == c) {
-                    self.d_rem[c].d.next =
-                        self.d_rem[c].q.val() - self.e_plen.val().get_bits::<8>(0);
-                }
-            }
+            self.w_we.d.next = !self.e_desc.val();
+            self.wd_we.d.next = self.e_desc.val();
+        }
+        if self.fail_data.val() {
+            self.w_we.d.next = true;
+            self.w_clear.d.next = true;
+        }
+        if self.fail_desc.val() {
+            self.wd_we.d.next = true;
+            self.wd_clear.d.next = true;
         }
 
         // Issue: record where the read's data goes.
@@ -450,18 +544,25 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         for c in 0..C {
             // Channel c's oldest read has tag 8c + rp[c] (mod 8).
             self.tags.retire_idx[c].next = self.rp[c].q.val().get_bits::<3>(0);
+            self.retire_rem[c].next = self.tags.retire_rem[c].val();
+            if self.w_we.q.val()
+                && (self.w_tag.q.val().get_bits::<5>(3).index() == c)
+                && (self.w_tag.q.val().get_bits::<3>(0) == self.rp[c].q.val().get_bits::<3>(0))
+            {
+                self.retire_rem[c].next = self.w_value.val();
+            }
             for k in 0..8 {
                 if (self.rp[c].q.val().get_bits::<3>(0).index() == k)
                     && (self.rp[c].q.val() != self.ip[c].q.val())
                     && self.t_busy[c].q.val().get_bit(k)
-                    && (self.tags.retire_rem[c].val() == 0)
+                    && (self.retire_rem[c].val() == 0)
                 {
                     self.avail_q[c].d.next = self.tags.retire_end[c].val();
                     self.rp[c].d.next = self.rp[c].q.val() + 1;
                     self.busy_n[c].next = self.busy_n[c].val().replace_bit(k, false);
                 }
             }
-            if self.d_busy.q.val().get_bit(c) && (self.d_rem[c].q.val() == 0) {
+            if self.d_busy.q.val().get_bit(c) && (self.d_rem_now[c].val() == 0) {
                 self.done_now.next = self.done_now.val().replace_bit(c, true);
                 self.dbusy_n.next = self.dbusy_n.val().replace_bit(c, false);
             }
@@ -487,6 +588,8 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.d_done.d.next = self.done_now.val();
         if self.reset.val() {
             self.state.d.next = ReassemblyState::Header;
+            self.w_we.d.next = false;
+            self.wd_we.d.next = false;
             self.d_busy.d.next = 0.into();
             self.err.d.next = 0.into();
             self.d_done.d.next = 0.into();

@@ -4,9 +4,9 @@
 //! a completion's checks do not wait for a subtraction, on the DMA's deepest path.)
 //!
 //! An array indexed by tag, with combinational reads: one for the completion being taken
-//! and one per channel for its oldest read (retirement); three writes a cycle, later ones
-//! winning on the same tag: a failed completion clears its read's count, a completion's
-//! last beat lowers it, an issued read fills its entry. The chip holds it in registers as
+//! and one per channel for its oldest read (retirement); two writes a cycle, the later
+//! winning on the same tag: a completion's count (its read's DWs still to come after it,
+//! or 0 after a failed one), an issued read's entry. The chip holds it in registers as
 //! the flip-flops it replaces did; written as an array, the simulators index it instead
 //! of comparing a tag against every entry. Tags are the 8-bit TLP field; the table uses
 //! their low bits (the caller looks up only data tags, or ignores the answer).
@@ -32,11 +32,8 @@ pub struct TagTable<const C: usize> {
     pub retire_end: [Signal<Out, Bits<16>>; C],
     /// Per channel: that read's DWs still to come.
     pub retire_rem: [Signal<Out, Bits<8>>; C],
-    /// Clear `clear_tag`'s count (a failed completion).
-    pub clear: Signal<In, Bit>,
-    /// The tag to clear.
-    pub clear_tag: Signal<In, Bits<8>>,
-    /// Set `dec_tag`'s count to `dec_rem` (a completion's last beat).
+    /// Set `dec_tag`'s count to `dec_rem` (after a completion's last beat, or to 0 after
+    /// a failed completion).
     pub dec: Signal<In, Bit>,
     /// The tag whose count goes down.
     pub dec_tag: Signal<In, Bits<8>>,
@@ -77,8 +74,6 @@ impl<const C: usize> TagTable<C> {
             retire_idx: array_init::array_init(|_| Default::default()),
             retire_end: array_init::array_init(|_| Default::default()),
             retire_rem: array_init::array_init(|_| Default::default()),
-            clear: Default::default(),
-            clear_tag: Default::default(),
             dec: Default::default(),
             dec_tag: Default::default(),
             dec_rem: Default::default(),
@@ -109,9 +104,6 @@ impl<const C: usize> Default for TagTable<C> {
 impl<const C: usize> Logic for TagTable<C> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
-            if self.clear.val() {
-                self._rem[Self::entry(self.clear_tag.val())] = 0.into();
-            }
             if self.dec.val() {
                 self._rem[Self::entry(self.dec_tag.val())] = self.dec_rem.val();
             }
@@ -178,7 +170,6 @@ assign lookup_len = t_len[lookup_tag[{hi}:0]];
 assign lookup_rem = t_rem[lookup_tag[{hi}:0]];
 {retire}
 always @(posedge clock) begin
-    if (clear) t_rem[clear_tag[{hi}:0]] <= 8'h0;
     if (dec) t_rem[dec_tag[{hi}:0]] <= dec_rem;
     if (issue) begin
         t_start[issue_tag[{hi}:0]] <= issue_start;
@@ -201,8 +192,8 @@ mod tests {
     use super::*;
     use crate::harness::{Lcg, Stepper};
 
-    /// Random writes of all three kinds (also on one tag in one cycle) against an array
-    /// model; every read port checked every cycle.
+    /// Random writes of both kinds (also on one tag in one cycle) against an array model;
+    /// every read port checked every cycle.
     #[test]
     fn reads_see_the_writes_in_priority_order() {
         const TAGS: usize = TagTable::<4>::TAGS;
@@ -213,9 +204,9 @@ mod tests {
         for cycle in 0..5_000 {
             let u = &mut s.uut;
             let tag = |rng: &mut Lcg| rng.below(TAGS as u64);
-            let (lt, ct, dt, it) = (tag(&mut rng), tag(&mut rng), tag(&mut rng), tag(&mut rng));
+            let (lt, dt, it) = (tag(&mut rng), tag(&mut rng), tag(&mut rng));
             let rk: [u64; 4] = std::array::from_fn(|_| rng.below(8));
-            let (clear, dec, issue) = (rng.chance(0.3), rng.chance(0.3), rng.chance(0.3));
+            let (dec, issue) = (rng.chance(0.3), rng.chance(0.3));
             let (dr, is, ie, ir) = (
                 rng.below(256),
                 rng.below(1 << 16),
@@ -226,8 +217,6 @@ mod tests {
             for (port, &k) in u.retire_idx.iter_mut().zip(&rk) {
                 port.next = k.into();
             }
-            u.clear.next = clear;
-            u.clear_tag.next = ct.into();
             u.dec.next = dec;
             u.dec_tag.next = dt.into();
             u.dec_rem.next = dr.into();
@@ -260,9 +249,6 @@ mod tests {
                 );
             }
             s.tick();
-            if clear {
-                rem[ct as usize] = 0;
-            }
             if dec {
                 rem[dt as usize] = dr;
             }
