@@ -35,6 +35,13 @@ fn verilog_writes_the_core_files() {
 fn verilog_rejects_bad_arguments() {
     let out = peach2().args(["verilog", "--bogus"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // The timing estimate alone, or every check with it: not both.
+    let out = peach2()
+        .args(["verilog", "--timing", "--check"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
     let out = peach2()
         .args(["verilog", "-o", "/proc/peach2-cannot-write-here"])
         .output()
