@@ -139,8 +139,9 @@ impl Logic for RxDecode {
         self.slot.clock.next = self.clock.val();
         self.slot.reset.next = self.reset.val();
         PortSink::link(&mut self.rx, &mut self.slot.sink);
+        // Link down: drop the beat held, unless it ends its TLP (the TLP came in whole).
         self.slot.flush.next =
-            !self.link_up.val() && !(self.slot.valid.val() && self.slot.eop.val());
+            !(self.link_up.val() || (self.slot.valid.val() && self.slot.eop.val()));
         self.slot.take.next = self.take.val();
         self.valid.next = self.slot.valid.val();
         self.data.next = self.slot.data.val();
