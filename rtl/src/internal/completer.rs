@@ -1,33 +1,19 @@
 //! The internal completer: CSR accesses from TLPs, and UR/CA completions.
 //!
-//! One request at a time. A CSR write is applied DW by DW as its payload lanes arrive
-//! (byte enables from the header). A CSR read of 1 to 4 DWs is answered with one CplD; a
-//! longer read is answered with Completer Abort (BAR0 is registers, not memory). A request
-//! the RX stage marked `unsupported`, and a locked read (an endpoint supports no locked
-//! access), is consumed and answered with UR; `super::cpl_fields` makes the answer's
-//! header (a CplLk for the locked read). Completions that
-//! reach here match no request of the chip's (the DMA's completions are taken off before,
-//! by `super::mux`) and are counted. Writes to the internal-memory target (a global
-//! address of this node) at offset `o` land in the DMA's descriptor memory (BAR0 0x8000 +
-//! `o`, `o` < 32 KiB) or in the notification store (BAR0 `NOTIFY`, `o` in its window,
-//! `peach2_regmap::notify`); elsewhere they are dropped. A read takes two cycles per DW:
-//! the notification store's block RAM answers a cycle after the address.
+//! One request at a time; `super::req_decode` says what each is and where in BAR0 it
+//! lands, `super::cpl_fields` makes the answer's header. A write is applied DW by DW as its
+//! payload lanes arrive (byte enables from the header). A read of 1 to 4 DWs is answered
+//! with one CplD, a longer one with Completer Abort; a request the RX stage marked
+//! `unsupported`, and a locked read, is consumed and answered with UR (a CplLk for the
+//! locked read). Completions that reach here match no request of the chip's (the DMA's are
+//! taken off before, by `super::mux`) and are counted. A read takes two cycles per DW: the
+//! notification store's block RAM answers a cycle after the address.
 
 use super::cpl_fields::CplFields;
+use super::req_decode::{ReqDecode, RequestKind};
 use crate::csr::bus::CsrBus;
 use crate::stream::{TlpSink, TlpSource};
-use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
-use peach2_regmap::{dma, notify};
 use rust_hdl::prelude::*;
-
-// The internal window's decode below: descriptors at offsets below 2^15 (BAR0 DW 0x2000),
-// the notification store in the 16 KiB from 2 << 14 (BAR0 DW 0x1000); the global space's
-// base is address bits 63:42.
-const _: () = assert!(dma::DESC_COUNT * dma::DESC_BYTES == 1 << 15);
-const _: () = assert!(dma::DESC_BASE == 0x2000 * 4);
-const _: () = assert!(notify::INTERNAL_BASE == 2 << 14 && notify::DWS * 4 == 1 << 14);
-const _: () = assert!(BASE_SHIFT == 42);
-const _: () = assert!(notify::BAR0_BASE == 0x1000 * 4);
 
 /// Completer state.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -86,22 +72,14 @@ pub struct InternalCompleter {
     /// The read address has been held a cycle: the DW is on `csr_rd_data`.
     rd_wait: DFF<Bit>,
     rd_data: [DFF<Bits<32>>; 4],
-    // Combinational views of the beat on the input.
-    in_fmt: Signal<Local, Bits<3>>,
+    /// The beat on the input, as a request's header (meaningful on `sop`).
+    req: ReqDecode,
     /// Empty lanes of the last response beat, before the cut to 2 bits.
     last_pad: Signal<Local, Bits<3>>,
     /// DWs read once the current one is taken.
     rd_count: Signal<Local, Bits<11>>,
-    in_type: Signal<Local, Bits<5>>,
-    in_addr_lo: Signal<Local, Bits<32>>,
-    in_global: Signal<Local, Bit>,
     /// `csr.wr_be` as a bit mask.
     be_mask: Signal<Local, Bits<32>>,
-    /// The global write's offset is in the descriptor memory.
-    in_desc: Signal<Local, Bit>,
-    /// The global write's offset is in the notification store.
-    in_notify: Signal<Local, Bit>,
-    in_len: Signal<Local, Bits<11>>,
     lane_data: Signal<Local, Bits<32>>,
     lane_value: Signal<Local, Bits<32>>,
     rd_lane: Signal<Local, Bits<32>>,
@@ -111,7 +89,6 @@ pub struct InternalCompleter {
     last_be: Signal<Local, Bits<4>>,
     /// The answer's header, from the latched request.
     fields: CplFields,
-    global_base_hi: Constant<Bits<22>>,
 }
 
 impl Default for InternalCompleter {
@@ -140,16 +117,10 @@ impl Default for InternalCompleter {
             rd_index: Default::default(),
             rd_wait: Default::default(),
             rd_data: array_init::array_init(|_| Default::default()),
-            in_fmt: Default::default(),
+            req: Default::default(),
             last_pad: Default::default(),
             rd_count: Default::default(),
-            in_type: Default::default(),
-            in_addr_lo: Default::default(),
-            in_global: Default::default(),
             be_mask: Default::default(),
-            in_desc: Default::default(),
-            in_notify: Default::default(),
-            in_len: Default::default(),
             lane_data: Default::default(),
             lane_value: Default::default(),
             rd_lane: Default::default(),
@@ -157,7 +128,6 @@ impl Default for InternalCompleter {
             first_be: Default::default(),
             last_be: Default::default(),
             fields: Default::default(),
-            global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
         }
     }
 }
@@ -175,25 +145,8 @@ impl Logic for InternalCompleter {
             self.rd_data[k].d.next = self.rd_data[k].q.val();
         }
 
-        // The beat on the input, decoded as a header (meaningful on sop).
-        self.in_fmt.next = self.from_xbar.data.val().get_bits::<3>(29);
-        self.in_type.next = self.from_xbar.data.val().get_bits::<5>(24);
-        self.in_addr_lo.next = self.from_xbar.data.val().get_bits::<32>(64);
-        self.in_global.next = false;
-        if self.in_fmt.val().get_bit(0) {
-            self.in_addr_lo.next = self.from_xbar.data.val().get_bits::<32>(96);
-            self.in_global.next =
-                self.from_xbar.data.val().get_bits::<22>(74) == self.global_base_hi.val();
-        }
-        // Offset bits 32:15 zero: descriptors; bits 32:14 = 2: the notification store.
-        self.in_desc.next = !self.from_xbar.data.val().get_bit(64)
-            && (self.in_addr_lo.val().get_bits::<17>(15) == 0);
-        self.in_notify.next = !self.from_xbar.data.val().get_bit(64)
-            && (self.in_addr_lo.val().get_bits::<18>(14) == 2);
-        self.in_len.next = bit_cast::<11, 10>(self.from_xbar.data.val().get_bits::<10>(0));
-        if self.from_xbar.data.val().get_bits::<10>(0) == 0 {
-            self.in_len.next = 1024.into();
-        }
+        self.req.data.next = self.from_xbar.data.val();
+        self.req.unsupported.next = self.from_xbar.unsupported.val();
         self.lane_data.next = 0.into();
         for k in 0..4 {
             if self.lane.q.val().index() == k {
@@ -249,57 +202,46 @@ impl Logic for InternalCompleter {
                     self.h0.d.next = self.from_xbar.data.val().get_bits::<32>(0);
                     self.h1.d.next = self.from_xbar.data.val().get_bits::<32>(32);
                     self.src.d.next = self.from_xbar.src.val();
-                    self.dw_addr.d.next = self.in_addr_lo.val().get_bits::<14>(2);
-                    self.dws_left.d.next = self.in_len.val();
+                    self.dw_addr.d.next = self.req.dw_addr.val();
+                    self.dws_left.d.next = self.req.len.val();
                     self.first.d.next = true;
                     self.rd_index.d.next = 0.into();
                     self.respond.d.next = false;
                     self.status.d.next = 1.into();
                     // Payload of a 3-DW header starts in lane 3; of a 4-DW one, in the next beat.
                     self.lane.d.next = 3.into();
-                    if self.in_fmt.val().get_bit(0) {
+                    if self.req.four_dw.val() {
                         self.lane.d.next = 4.into();
                     }
                     self.state.d.next = CompleterState::Drain;
-                    if self.from_xbar.unsupported.val() {
-                        self.respond.d.next = true;
-                    } else if (self.in_type.val() == 10) || (self.in_type.val() == 11) {
-                        self.cpl_unexpected.next = true;
-                    } else if (self.in_type.val() == 0) && self.in_fmt.val().get_bit(1) {
-                        self.state.d.next = CompleterState::Write;
-                        if self.in_global.val() {
-                            // The internal-memory target: descriptors at BAR0 0x8000,
-                            // notifications at BAR0 0x4000.
-                            if self.in_desc.val() {
-                                self.dw_addr.d.next =
-                                    bit_cast::<14, 13>(self.in_addr_lo.val().get_bits::<13>(2))
-                                        | 0x2000;
-                            } else if self.in_notify.val() {
-                                self.dw_addr.d.next =
-                                    bit_cast::<14, 12>(self.in_addr_lo.val().get_bits::<12>(2))
-                                        | 0x1000;
-                            } else {
-                                self.state.d.next = CompleterState::Drain;
-                                self.dropped.next = true;
-                                self.status_port.next = self.from_xbar.src.val();
+                    match self.req.kind.val() {
+                        RequestKind::Unsupported => {
+                            self.respond.d.next = true;
+                        }
+                        RequestKind::Completion => {
+                            self.cpl_unexpected.next = true;
+                        }
+                        RequestKind::Write => {
+                            self.state.d.next = CompleterState::Write;
+                        }
+                        RequestKind::Dropped => {
+                            self.dropped.next = true;
+                            self.status_port.next = self.from_xbar.src.val();
+                        }
+                        RequestKind::Read => {
+                            // A read with more beats than its header is answered UR.
+                            self.respond.d.next = true;
+                            if self.from_xbar.eop.val() {
+                                self.status.d.next = 0.into();
+                                self.from_xbar.ready.next = true;
+                                self.rd_wait.d.next = false;
+                                self.state.d.next = CompleterState::Read;
                             }
                         }
-                    } else if (self.in_type.val() == 0) && !self.in_fmt.val().get_bit(1) {
-                        self.respond.d.next = true;
-                        if self.in_len.val() > 4 {
+                        RequestKind::LongRead => {
+                            self.respond.d.next = true;
                             self.status.d.next = 4.into();
-                        } else if self.from_xbar.eop.val() {
-                            self.status.d.next = 0.into();
-                            self.from_xbar.ready.next = true;
-                            self.rd_wait.d.next = false;
-                            self.state.d.next = CompleterState::Read;
                         }
-                    } else if (self.in_type.val() == 1) && !self.in_fmt.val().get_bit(1) {
-                        // MRdLk: an endpoint supports no locked access.
-                        self.respond.d.next = true;
-                    } else {
-                        self.dropped.next = true;
-                        self.status_port.next = self.from_xbar.src.val();
                     }
                 } else if self.from_xbar.valid.val() {
                     // A beat outside a packet: consume it.

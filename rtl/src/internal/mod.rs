@@ -7,6 +7,7 @@ pub mod completer;
 pub mod cpl_fields;
 pub mod mux;
 pub mod notify_store;
+pub mod req_decode;
 
 #[cfg(test)]
 mod completer_tests;
