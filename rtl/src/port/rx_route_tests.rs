@@ -79,26 +79,32 @@ impl Bench {
         let mut quiet = 0;
         while quiet < 4 {
             assert!(self.s.cycle < 20_000, "RX stage stalled");
-            self.drv.drive(&mut self.s.uut.rx);
-            self.xbar.drive(&mut self.s.uut.to_xbar);
-            self.link.drive(&mut self.s.uut.to_link);
-            self.s.settle();
-            self.drv.sample(&self.s.uut.rx);
-            if self.s.uut.discard.val() {
-                self.xbar.discard();
-            }
-            self.xbar.sample(&self.s.uut.to_xbar);
-            self.link.sample(&self.s.uut.to_link);
-            self.dropped += u32::from(self.s.uut.dropped.val());
-            self.malformed += u32::from(self.s.uut.malformed.val());
-            self.tlps += u32::from(self.s.uut.tlp_in.val());
-            self.bytes += self.s.uut.bytes_in.val().to_u64();
-            let busy = self.drv.pending() > 0
-                || self.s.uut.to_xbar.valid.val()
-                || self.s.uut.to_link.valid.val();
+            let busy = self.cycle();
             quiet = if busy { 0 } else { quiet + 1 };
-            self.s.tick();
         }
+    }
+
+    /// One cycle: drive, sample, count. Whether anything was pending or offered.
+    fn cycle(&mut self) -> bool {
+        self.drv.drive(&mut self.s.uut.rx);
+        self.xbar.drive(&mut self.s.uut.to_xbar);
+        self.link.drive(&mut self.s.uut.to_link);
+        self.s.settle();
+        self.drv.sample(&self.s.uut.rx);
+        if self.s.uut.discard.val() {
+            self.xbar.discard();
+        }
+        self.xbar.sample(&self.s.uut.to_xbar);
+        self.link.sample(&self.s.uut.to_link);
+        self.dropped += u32::from(self.s.uut.dropped.val());
+        self.malformed += u32::from(self.s.uut.malformed.val());
+        self.tlps += u32::from(self.s.uut.tlp_in.val());
+        self.bytes += self.s.uut.bytes_in.val().to_u64();
+        let busy = self.drv.pending() > 0
+            || self.s.uut.to_xbar.valid.val()
+            || self.s.uut.to_link.valid.val();
+        self.s.tick();
+        busy
     }
 }
 
@@ -308,14 +314,7 @@ fn a_packet_cut_by_the_link_going_down_is_dropped_and_the_next_passes() {
     b.run();
     b.s.uut.link_up.next = false;
     for _ in 0..3 {
-        b.xbar.drive(&mut b.s.uut.to_xbar);
-        b.s.settle();
-        if b.s.uut.discard.val() {
-            b.xbar.discard();
-        }
-        b.xbar.sample(&b.s.uut.to_xbar);
-        b.malformed += u32::from(b.s.uut.malformed.val());
-        b.s.tick();
+        b.cycle();
     }
     b.s.uut.link_up.next = true;
     b.drv.push(cut[2..].to_vec());
@@ -341,30 +340,17 @@ fn a_whole_packet_in_the_first_register_survives_the_link_going_down() {
     b.xbar.p_ready = 0.0;
     b.drv.push(packet_beats(&first, 0, 0, false));
     b.drv.push(packet_beats(&second, 0, 0, false));
-    let cycle = |b: &mut Bench| {
-        b.drv.drive(&mut b.s.uut.rx);
-        b.xbar.drive(&mut b.s.uut.to_xbar);
-        b.link.drive(&mut b.s.uut.to_link);
-        b.s.settle();
-        b.drv.sample(&b.s.uut.rx);
-        if b.s.uut.discard.val() {
-            b.xbar.discard();
-        }
-        b.xbar.sample(&b.s.uut.to_xbar);
-        b.malformed += u32::from(b.s.uut.malformed.val());
-        b.s.tick();
-    };
     for _ in 0..6 {
-        cycle(&mut b);
+        b.cycle();
     }
     assert_eq!(b.drv.pending(), 0, "both beats are in the RX stage");
     b.s.uut.link_up.next = false;
     for _ in 0..3 {
-        cycle(&mut b);
+        b.cycle();
     }
     b.xbar.p_ready = 1.0;
     for _ in 0..4 {
-        cycle(&mut b);
+        b.cycle();
     }
     b.s.uut.link_up.next = true;
     b.run();
