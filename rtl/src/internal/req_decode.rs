@@ -61,7 +61,7 @@ pub struct ReqDecode {
     /// Address bits 31:0.
     addr_lo: Signal<Local, Bits<32>>,
     /// A 4-DW header whose address bits 63:42 are the global space's base.
-    global: Signal<Local, Bit>,
+    in_global: Signal<Local, Bit>,
     /// The global offset is in the descriptor memory.
     in_desc: Signal<Local, Bit>,
     /// The global offset is in the notification store.
@@ -81,7 +81,7 @@ impl Default for ReqDecode {
             fmt: Default::default(),
             kind_type: Default::default(),
             addr_lo: Default::default(),
-            global: Default::default(),
+            in_global: Default::default(),
             in_desc: Default::default(),
             in_notify: Default::default(),
             global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
@@ -96,10 +96,10 @@ impl Logic for ReqDecode {
         self.kind_type.next = self.data.val().get_bits::<5>(24);
         self.four_dw.next = self.fmt.val().get_bit(0);
         self.addr_lo.next = self.data.val().get_bits::<32>(64);
-        self.global.next = false;
+        self.in_global.next = false;
         if self.fmt.val().get_bit(0) {
             self.addr_lo.next = self.data.val().get_bits::<32>(96);
-            self.global.next = self.data.val().get_bits::<22>(74) == self.global_base_hi.val();
+            self.in_global.next = self.data.val().get_bits::<22>(74) == self.global_base_hi.val();
         }
         // Offset bits 32:15 zero: descriptors; bits 32:14 = 2: the notification store.
         self.in_desc.next =
@@ -119,7 +119,7 @@ impl Logic for ReqDecode {
             self.kind.next = RequestKind::Completion;
         } else if (self.kind_type.val() == 0) && self.fmt.val().get_bit(1) {
             self.kind.next = RequestKind::Write;
-            if self.global.val() {
+            if self.in_global.val() {
                 if self.in_desc.val() {
                     self.dw_addr.next =
                         bit_cast::<14, 13>(self.addr_lo.val().get_bits::<13>(2)) | 0x2000;

@@ -175,13 +175,16 @@ pub fn scratch_dir(label: &str) -> Result<PathBuf, CheckError> {
     Ok(dir)
 }
 
-/// Writes `verilog` as `<name>.v` in a scratch directory and lints it: the per-block
-/// check every block's tests run.
+/// Writes `verilog` as `<name>.v` in a scratch directory, lints it with Verilator and
+/// elaborates it with Icarus (which also refuses SystemVerilog keywords as names, where
+/// Verilator accepts some, `global` for one): the per-block check every block's tests
+/// run. Returns Verilator's output.
 pub fn lint_verilog(verilog: &str, name: &str) -> Result<String, CheckError> {
     let dir = scratch_dir(name)?;
     let file = dir.join(format!("{name}.v"));
     std::fs::write(&file, verilog)?;
-    let r = verilator_lint(&file, name);
+    let r =
+        verilator_lint(&file, name).and_then(|lint| iverilog_elaborate(&file, name).map(|_| lint));
     let _ = std::fs::remove_dir_all(&dir);
     r
 }
