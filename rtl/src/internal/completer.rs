@@ -223,6 +223,11 @@ impl Logic for InternalCompleter {
                         }
                         RequestKind::Write => {
                             self.state.d.next = CompleterState::Write;
+                            if self.req.outside.val() {
+                                self.state.d.next = CompleterState::Drain;
+                                self.dropped.next = true;
+                                self.status_port.next = self.from_xbar.src.val();
+                            }
                         }
                         RequestKind::Dropped => {
                             self.dropped.next = true;

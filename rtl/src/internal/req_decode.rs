@@ -5,11 +5,15 @@
 //! (nobody here asked for it: the DMA's are taken off before) is counted; a memory write
 //! (MWr) to this node's global internal-memory target lands in the descriptor memory
 //! (offset `o` below 32 KiB: BAR0 0x8000 + `o`) or the notification store (`o` in its 16
-//! KiB window: BAR0 0x4000 + the offset in it) and is dropped elsewhere, while any other
-//! write reaching here is a BAR0 register write; a memory read (MRd) of 1 to 4 DWs reads
+//! KiB window: BAR0 0x4000 + the offset in it) and is dropped elsewhere (`outside`), while
+//! any other write reaching here is a BAR0 register write; a memory read (MRd) of 1 to 4 DWs reads
 //! registers, a longer one is answered with Completer Abort (BAR0 is registers, not
 //! memory); a locked read (MRdLk) is answered with UR (an endpoint supports no locked
 //! access); anything else is dropped.
+//!
+//! `kind` depends on the header's type, format and length only, not on the address: the
+//! completer's `ready` follows it, and the DMA's writes looped back to the completer wait
+//! on that `ready`, so the address compares stay off that path (`outside` carries them).
 
 use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
 use peach2_regmap::{dma, notify};
@@ -31,9 +35,10 @@ pub enum RequestKind {
     Unsupported,
     /// A completion nobody here awaits: consume and count it.
     Completion,
-    /// Write its payload at `dw_addr` (registers, descriptor memory or notification store).
+    /// Write its payload at `dw_addr` (registers, descriptor memory or notification
+    /// store), unless `outside` says it is dropped.
     Write,
-    /// Consume and drop it (a write outside the internal windows, or another kind).
+    /// Consume and drop it (a kind the chip does not serve).
     Dropped,
     /// Read 1 to 4 DWs at `dw_addr` and answer with a CplD.
     Read,
@@ -56,6 +61,8 @@ pub struct ReqDecode {
     pub len: Signal<Out, Bits<11>>,
     /// A 4-DW header: the payload starts in the next beat (else in lane 3).
     pub four_dw: Signal<Out, Bit>,
+    /// A `Write` to the internal-memory target outside its windows: dropped.
+    pub outside: Signal<Out, Bit>,
     fmt: Signal<Local, Bits<3>>,
     kind_type: Signal<Local, Bits<5>>,
     /// Address bits 31:0.
@@ -78,6 +85,7 @@ impl Default for ReqDecode {
             dw_addr: Default::default(),
             len: Default::default(),
             four_dw: Default::default(),
+            outside: Default::default(),
             fmt: Default::default(),
             kind_type: Default::default(),
             addr_lo: Default::default(),
@@ -111,7 +119,21 @@ impl Logic for ReqDecode {
             self.len.next = 1024.into();
         }
 
+        // Where a write lands.
         self.dw_addr.next = self.addr_lo.val().get_bits::<14>(2);
+        self.outside.next = false;
+        if self.in_global.val() {
+            if self.in_desc.val() {
+                self.dw_addr.next =
+                    bit_cast::<14, 13>(self.addr_lo.val().get_bits::<13>(2)) | 0x2000;
+            } else if self.in_notify.val() {
+                self.dw_addr.next =
+                    bit_cast::<14, 12>(self.addr_lo.val().get_bits::<12>(2)) | 0x1000;
+            } else {
+                self.outside.next = true;
+            }
+        }
+
         self.kind.next = RequestKind::Dropped;
         if self.unsupported.val() {
             self.kind.next = RequestKind::Unsupported;
@@ -119,17 +141,6 @@ impl Logic for ReqDecode {
             self.kind.next = RequestKind::Completion;
         } else if (self.kind_type.val() == 0) && self.fmt.val().get_bit(1) {
             self.kind.next = RequestKind::Write;
-            if self.in_global.val() {
-                if self.in_desc.val() {
-                    self.dw_addr.next =
-                        bit_cast::<14, 13>(self.addr_lo.val().get_bits::<13>(2)) | 0x2000;
-                } else if self.in_notify.val() {
-                    self.dw_addr.next =
-                        bit_cast::<14, 12>(self.addr_lo.val().get_bits::<12>(2)) | 0x1000;
-                } else {
-                    self.kind.next = RequestKind::Dropped;
-                }
-            }
         } else if (self.kind_type.val() == 0) && !self.fmt.val().get_bit(1) {
             self.kind.next = RequestKind::Read;
             if self.len.val() > 4 {
@@ -161,14 +172,15 @@ mod tests {
             | (u128::from(dw3) << 96)
     }
 
-    /// The rule written plainly: what the module documentation says.
+    /// The rule written plainly: what the module documentation says. The kind, the BAR0
+    /// DW address of a write or read, and whether a write is outside the internal windows.
     fn rule(
         unsupported: bool,
         fmt: u32,
         kind_type: u32,
         len: u32,
         addr: u64,
-    ) -> (RequestKind, u64) {
+    ) -> (RequestKind, u64, bool) {
         let len = if len == 0 { 1024 } else { len };
         let four_dw = fmt & 1 == 1;
         let addr = if four_dw {
@@ -178,33 +190,28 @@ mod tests {
         };
         let bar0_dw = (addr >> 2) & 0x3FFF;
         let with_data = fmt & 2 == 2;
-        if unsupported {
-            return (RequestKind::Unsupported, bar0_dw);
+        let kind = match kind_type {
+            _ if unsupported => RequestKind::Unsupported,
+            10 | 11 => RequestKind::Completion,
+            0 if with_data => RequestKind::Write,
+            0 if len <= 4 => RequestKind::Read,
+            0 => RequestKind::LongRead,
+            1 if !with_data => RequestKind::Unsupported,
+            _ => RequestKind::Dropped,
+        };
+        let global = four_dw && addr >> BASE_SHIFT == GLOBAL_BASE_HI;
+        if !global {
+            return (kind, bar0_dw, false);
         }
-        match kind_type {
-            10 | 11 => (RequestKind::Completion, bar0_dw),
-            0 if with_data => {
-                let global = four_dw && addr >> BASE_SHIFT == GLOBAL_BASE_HI;
-                if !global {
-                    return (RequestKind::Write, bar0_dw);
-                }
-                // The offset inside the node's internal-memory target (bits 32:0).
-                let offset = addr & 0x1_FFFF_FFFF;
-                if offset < 1 << 15 {
-                    (RequestKind::Write, (dma::DESC_BASE as u64 + offset) >> 2)
-                } else if (2 << 14..3 << 14).contains(&offset) {
-                    (
-                        RequestKind::Write,
-                        (notify::BAR0_BASE as u64 + offset - (2 << 14)) >> 2,
-                    )
-                } else {
-                    (RequestKind::Dropped, bar0_dw)
-                }
-            }
-            0 if len <= 4 => (RequestKind::Read, bar0_dw),
-            0 => (RequestKind::LongRead, bar0_dw),
-            1 if !with_data => (RequestKind::Unsupported, bar0_dw),
-            _ => (RequestKind::Dropped, bar0_dw),
+        // The offset inside the node's internal-memory target (bits 32:0).
+        let offset = addr & 0x1_FFFF_FFFF;
+        if offset < 1 << 15 {
+            (kind, (dma::DESC_BASE as u64 + offset) >> 2, false)
+        } else if (2 << 14..3 << 14).contains(&offset) {
+            let dw = (notify::BAR0_BASE as u64 + offset - (2 << 14)) >> 2;
+            (kind, dw, false)
+        } else {
+            (kind, bar0_dw, true)
         }
     }
 
@@ -215,6 +222,7 @@ mod tests {
         let mut rng = Lcg(17);
         let base = GLOBAL_BASE_HI << BASE_SHIFT;
         let mut seen = std::collections::HashMap::new();
+        let mut outside_writes = 0;
         for i in 0..4_000 {
             let fmt = [0, 1, 2, 3, rng.below(8) as u32][rng.below(5) as usize];
             let kind_type = [0, 1, 10, 11, rng.below(32) as u32][rng.below(5) as usize];
@@ -239,7 +247,7 @@ mod tests {
             uut.data.next = bits128(beat(fmt, kind_type, len, addr));
             uut.unsupported.next = unsupported;
             assert!(simulate(&mut uut, 100), "settles");
-            let (kind, dw) = rule(unsupported, fmt, kind_type, len, addr);
+            let (kind, dw, outside) = rule(unsupported, fmt, kind_type, len, addr);
             let got = uut.kind.val();
             assert_eq!(
                 got, kind,
@@ -247,6 +255,10 @@ mod tests {
             );
             if matches!(kind, RequestKind::Write | RequestKind::Read) {
                 assert_eq!(uut.dw_addr.val().to_u64(), dw, "case {i}: addr {addr:#x}");
+            }
+            if kind == RequestKind::Write {
+                assert_eq!(uut.outside.val(), outside, "case {i}: addr {addr:#x}");
+                outside_writes += u32::from(outside);
             }
             assert_eq!(
                 uut.len.val().to_u64(),
@@ -258,6 +270,10 @@ mod tests {
         // Every kind came up often enough to mean something.
         assert_eq!(seen.len(), 6, "{seen:?}");
         assert!(seen.values().all(|&n| n >= 40), "{seen:?}");
+        assert!(
+            outside_writes >= 40,
+            "{outside_writes} writes outside the windows"
+        );
     }
 
     #[test]
