@@ -87,6 +87,9 @@ pub struct TimingReport {
     /// register or memory input bits, distinct signals)`. How much is left to do, where
     /// the worst path alone says little (the mapping's noise is about two levels).
     pub over_limit: Vec<(u32, usize, usize)>,
+    /// Distinct signals with a path end deeper than [`MAX_LUT_DEPTH`] (fewer than the sum
+    /// of `over_limit`'s: a signal deep at two depths is there twice).
+    pub over_limit_signals: usize,
     /// 6-input LUTs after mapping.
     pub luts: u64,
     /// Adders and comparators kept as carry chains.
@@ -130,10 +133,8 @@ impl TimingReport {
         if self.over_limit.is_empty() {
             return None;
         }
-        let (bits, signals) = self
-            .over_limit
-            .iter()
-            .fold((0, 0), |(b, s), (_, bits, sigs)| (b + bits, s + sigs));
+        let bits: usize = self.over_limit.iter().map(|(_, bits, _)| bits).sum();
+        let signals = self.over_limit_signals;
         let per_depth: Vec<String> = self
             .over_limit
             .iter()
@@ -214,6 +215,7 @@ pub fn timing_of_netlist(json: &str, top: &str) -> Result<TimingReport, CheckErr
         worst_depth: a.worst,
         paths: a.paths,
         over_limit: a.over,
+        over_limit_signals: a.over_signals,
         luts: a.counts.luts,
         carry_chains: a.counts.carry_chains,
         flip_flops: a.counts.flip_flops,

@@ -88,6 +88,8 @@ pub(super) struct Analysis {
     /// Per depth above `limit`, deepest first: path-end bits, and their distinct
     /// signals (bit indices aside).
     pub over: Vec<(u32, usize, usize)>,
+    /// Distinct signals with a path end above `limit` (one deep at two depths counts once).
+    pub over_signals: usize,
     pub counts: Counts,
 }
 
@@ -138,10 +140,12 @@ pub(super) fn analyse(
     paths.sort_by(|a, b| (b.depth, &a.start, &a.end).cmp(&(a.depth, &b.start, &b.end)));
     let worst = paths.first().map_or(0, |p| p.depth);
     let mut over: BTreeMap<u32, (usize, HashSet<String>)> = BTreeMap::new();
+    let mut over_signals = HashSet::new();
     for p in paths.iter().filter(|p| p.depth > limit) {
         let (bits, signals) = over.entry(p.depth).or_default();
         *bits += 1;
         signals.insert(base(&p.end));
+        over_signals.insert(base(&p.end));
     }
     let over = over
         .into_iter()
@@ -155,6 +159,7 @@ pub(super) fn analyse(
         worst,
         paths,
         over,
+        over_signals: over_signals.len(),
         counts,
     })
 }
