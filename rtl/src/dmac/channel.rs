@@ -15,10 +15,12 @@
 //! read; a completion error stops writing at once and the channel waits for its other
 //! reads (or the timeout) before reporting; descriptors of a chain run one after another.
 
+use super::cpl_watchdog::CplWatchdog;
 use super::data_cursors::DataCursors;
 use super::desc_check::DescCheck;
 use super::desc_regs::DescRegs;
 use super::dest_route::DestRoute;
+use super::end_writes::EndWrites;
 use crate::router::RouteConfig;
 use rust_hdl::prelude::*;
 
@@ -43,12 +45,8 @@ pub enum ChanState {
     Run,
     /// Writing a write-immediate descriptor's value.
     Immediate,
-    /// Writing the receiver's notification slot.
-    NotifyRx,
-    /// Writing the own notification slot.
-    NotifySelf,
-    /// Sending the MSI.
-    Msi,
+    /// Writing the descriptor's notifications and MSI ([`EndWrites`]).
+    EndWrites,
     /// Following `next`.
     Next,
     /// Waiting for outstanding reads after a completion error.
@@ -165,30 +163,47 @@ pub struct DmaChannel {
     /// `CURRENT`.
     pub current: Signal<Out, Bits<64>>,
     state: DFF<ChanState>,
+    /// Why the channel stopped (`ErrorCause`), 0 while it has not failed.
     cause: DFF<Bits<4>>,
+    /// Descriptors done since the start (`COUNT`).
     done_count: DFF<Bits<32>>,
+    /// The chain is in host memory.
     host: DFF<Bit>,
+    /// The current descriptor: its host address, or its internal index at bits 14:5.
     cur: DFF<Bits<64>>,
-    timer: DFF<Bits<32>>,
+    /// Crossbar destination of the descriptor's writes.
     w_dest: DFF<Bits<3>>,
+    /// Crossbar destination of `NOTIFY_RX`.
     rx_dest: DFF<Bits<3>>,
+    /// The current descriptor's fields.
     desc: DescRegs,
+    /// Routes the descriptor's destination.
     dst_route: DestRoute,
+    /// The descriptor's error cause.
     check: DescCheck,
     /// The descriptor's data: read and write cursors, the ring between them.
     data: DataCursors,
+    /// Routes `NOTIFY_RX`.
     rx_route: DestRoute,
+    /// The notifications and MSI after the descriptor's data.
+    ending: EndWrites,
+    /// The completion timeout.
+    watchdog: CplWatchdog,
+    /// The channel waits on reads (the watchdog counts).
     running: Signal<Local, Bit>,
+    /// Idle, done or failed: a start may come.
     stopped: Signal<Local, Bit>,
-    /// Where a descriptor goes once its data is written: its flagged notifications in
-    /// order, then `next`.
+    /// Where a descriptor goes once its data is written: its flagged notifications,
+    /// or `next`.
     after_data: Signal<Local, ChanState>,
+    /// The descriptor's data is written (or its immediate value taken).
+    data_done: Signal<Local, Bit>,
 }
 
 impl Logic for DmaChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, cause, done_count, host, cur, timer, w_dest, rx_dest);
+        dff_setup!(self, clock, state, cause, done_count, host, cur, w_dest, rx_dest);
         self.desc.clock.next = self.clock.val();
         self.desc.load_ram.next =
             (self.state.q.val() == ChanState::FetchInt) && self.desc_ram_valid.val();
@@ -249,6 +264,24 @@ impl Logic for DmaChannel {
         self.data.max_read_req.next = self.max_read_req.val();
         self.data.max_payload.next = self.max_payload.val();
 
+        // The descriptor's ending writes run while the channel is in `EndWrites`.
+        self.ending.clock.next = self.clock.val();
+        self.ending.reset.next = self.reset.val() || self.stopped.val();
+        self.ending.flags.next = self.desc.flags.val();
+        self.ending.wr_grant.next =
+            self.wr_grant.val() && (self.state.q.val() == ChanState::EndWrites);
+        self.ending.notify_rx_addr.next = self.notify_rx_addr.val();
+        self.ending.rx_dest.next = self.rx_dest.q.val();
+        self.ending.notify_self_addr.next = self.notify_self_addr.val();
+        self.ending.notify_value.next = self.notify_value.val() + self.done_count.q.val();
+        self.ending.msi_addr.next = self.msi_addr.val();
+        self.ending.msi_data.next = self.msi_data.val();
+        self.watchdog.clock.next = self.clock.val();
+        self.watchdog.reset.next = self.reset.val();
+        self.watchdog.cpl_seen.next = self.cpl_seen.val();
+        self.watchdog.reads_idle.next = self.reads_idle.val();
+        self.watchdog.cpl_timeout.next = self.cpl_timeout.val();
+
         // Defaults.
         self.desc_ram_req.next = false;
         self.desc_ram_index.next = self.cur.q.val().get_bits::<10>(5);
@@ -263,16 +296,13 @@ impl Logic for DmaChannel {
         self.wr_len_dw.next = self.data.wr_n.val();
         self.wr_pos.next = self.data.wr_pos.val();
         self.wr_dest.next = self.w_dest.q.val();
-        self.wr_value.next = self.notify_value.val() + self.done_count.q.val();
+        self.wr_value.next = self.ending.wr_value.val();
         self.chan_reset.next = false;
         self.running.next = false;
+        self.data_done.next = false;
         self.after_data.next = ChanState::Next;
-        if self.desc.flags.val().get_bit(2) {
-            self.after_data.next = ChanState::NotifyRx;
-        } else if self.desc.flags.val().get_bit(3) {
-            self.after_data.next = ChanState::NotifySelf;
-        } else if self.desc.flags.val().get_bit(4) {
-            self.after_data.next = ChanState::Msi;
+        if self.desc.flags.val().get_bits::<3>(2) != 0 {
+            self.after_data.next = ChanState::EndWrites;
         }
 
         if self.stopped.val() && self.start.val() {
@@ -330,6 +360,7 @@ impl Logic for DmaChannel {
                 self.rd_valid.next = self.data.rd_want.val();
                 self.wr_valid.next = self.data.wr_want.val();
                 if self.data.done.val() {
+                    self.data_done.next = true;
                     self.done_count.d.next = self.done_count.q.val() + 1;
                     self.state.d.next = self.after_data.val();
                 }
@@ -341,46 +372,18 @@ impl Logic for DmaChannel {
                 self.wr_len_dw.next = 1.into();
                 self.wr_value.next = self.desc.src.val().get_bits::<32>(0);
                 if self.wr_grant.val() {
+                    self.data_done.next = true;
                     self.done_count.d.next = self.done_count.q.val() + 1;
                     self.state.d.next = self.after_data.val();
                 }
             }
-            ChanState::NotifyRx => {
-                self.wr_valid.next = true;
+            ChanState::EndWrites => {
+                self.wr_valid.next = self.ending.wr_valid.val();
                 self.wr_imm.next = true;
-                self.wr_addr.next = self.notify_rx_addr.val();
+                self.wr_addr.next = self.ending.wr_addr.val();
                 self.wr_len_dw.next = 1.into();
-                self.wr_dest.next = self.rx_dest.q.val();
-                if self.wr_grant.val() {
-                    self.state.d.next = ChanState::Next;
-                    if self.desc.flags.val().get_bit(3) {
-                        self.state.d.next = ChanState::NotifySelf;
-                    } else if self.desc.flags.val().get_bit(4) {
-                        self.state.d.next = ChanState::Msi;
-                    }
-                }
-            }
-            ChanState::NotifySelf => {
-                self.wr_valid.next = true;
-                self.wr_imm.next = true;
-                self.wr_addr.next = self.notify_self_addr.val();
-                self.wr_len_dw.next = 1.into();
-                self.wr_dest.next = 0.into();
-                if self.wr_grant.val() {
-                    self.state.d.next = ChanState::Next;
-                    if self.desc.flags.val().get_bit(4) {
-                        self.state.d.next = ChanState::Msi;
-                    }
-                }
-            }
-            ChanState::Msi => {
-                self.wr_valid.next = true;
-                self.wr_imm.next = true;
-                self.wr_addr.next = self.msi_addr.val();
-                self.wr_len_dw.next = 1.into();
-                self.wr_dest.next = 0.into();
-                self.wr_value.next = self.msi_data.val();
-                if self.wr_grant.val() {
+                self.wr_dest.next = self.ending.wr_dest.val();
+                if self.ending.done.val() {
                     self.state.d.next = ChanState::Next;
                 }
             }
@@ -406,13 +409,11 @@ impl Logic for DmaChannel {
             }
         }
 
+        self.ending.start.next =
+            self.data_done.val() && (self.after_data.val() == ChanState::EndWrites);
+        self.watchdog.running.next = self.running.val();
+
         // A failed completion stops the channel; the timeout too, if nothing comes back.
-        if self.running.val() {
-            self.timer.d.next = self.timer.q.val() + 1;
-        }
-        if !self.running.val() || self.cpl_seen.val() || self.reads_idle.val() {
-            self.timer.d.next = 0.into();
-        }
         if self.cpl_error.val()
             && ((self.state.q.val() == ChanState::Run)
                 || (self.state.q.val() == ChanState::FetchHostWait))
@@ -420,7 +421,7 @@ impl Logic for DmaChannel {
             self.cause.d.next = 6.into();
             self.state.d.next = ChanState::Drain;
         }
-        if self.running.val() && (self.timer.q.val() >= self.cpl_timeout.val()) {
+        if self.watchdog.expired.val() {
             if self.state.q.val() != ChanState::Drain {
                 self.cause.d.next = 7.into();
             }
@@ -449,7 +450,6 @@ impl Logic for DmaChannel {
             self.done_count.d.next = 0.into();
             self.host.d.next = false;
             self.cur.d.next = 0.into();
-            self.timer.d.next = 0.into();
         }
     }
 }

@@ -13,8 +13,10 @@
 //! - `desc_ram`: the internal descriptor memory, written through BAR0.
 //! - `channel`: per channel, the chain walker, notifications and status, with its parts:
 //!   `desc_regs` (the current descriptor and its fields), `desc_check` (the
-//!   descriptor's error cause), and two `cursor`s (read and write: the next TLP's
-//!   address, size and ring position, block after block).
+//!   descriptor's error cause), two `cursor`s (read and write: the next TLP's
+//!   address, size and ring position, block after block), `end_writes` (the
+//!   notifications and MSI after a descriptor's data) and `cpl_watchdog` (the
+//!   completion timeout).
 //! - `read_req`: round-robin MRd issue with tags (`8c..8c+7` data, `8C+c` descriptors:
 //!   `peach2_regmap::dma::tags`).
 //! - `cpl_reassembly`: completions (split, out of order across tags) into the reorder
@@ -32,12 +34,14 @@ pub mod channel;
 pub mod cpl_header;
 pub mod cpl_lanes;
 pub mod cpl_reassembly;
+pub mod cpl_watchdog;
 pub mod cursor;
 pub mod data_cursors;
 pub mod desc_check;
 pub mod desc_ram;
 pub mod desc_regs;
 pub mod dest_route;
+pub mod end_writes;
 pub mod read_req;
 pub mod ring_rows;
 pub mod round_robin;
