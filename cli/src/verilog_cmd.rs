@@ -6,9 +6,9 @@ use peach2_rtl::verilog::checks::{
     iverilog_elaborate, verilator_lint, yosys_synth, CheckError, VerilogSet,
 };
 use peach2_rtl::verilog::export::{write_core, CORE_MODULE};
-use peach2_rtl::verilog::timing::{yosys_timing, TimingReport};
+use peach2_rtl::verilog::timing::{yosys_timing, TimingReport, OVER_LIMIT_FILE};
 use peach2_sim::icarus::{self, ReplayReport};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Export the PEACH2 core to Verilog (`peach2_core.v`, lint waivers, file list).
 #[derive(Args)]
@@ -62,7 +62,7 @@ pub fn run(args: VerilogArgs) -> Result<(), CliError> {
     if args.timing {
         println!("yosys: the timing estimate (a few minutes)");
         let t = yosys_timing(&core, &args.out.join("timing")).map_err(check_failed)?;
-        print_timing(&t);
+        print_timing(&t, &args.out.join("timing"));
         return Ok(());
     }
     if !args.check {
@@ -94,18 +94,23 @@ pub fn run(args: VerilogArgs) -> Result<(), CliError> {
         "yosys synth: {} cells, {} flip-flops (memories kept as RAM), {} latches, no combinational loop",
         r.cells, r.flip_flops, r.latches
     );
-    print_timing(&t.map_err(check_failed)?);
+    print_timing(&t.map_err(check_failed)?, &args.out.join("timing"));
     Ok(())
 }
 
-/// The timing estimate: the worst depth and paths, what is over the limit, the verdict.
-fn print_timing(t: &TimingReport) {
+/// The timing estimate: the worst depth and paths, what is over the limit (and the file
+/// that lists it, in `dir`), the verdict.
+fn print_timing(t: &TimingReport, dir: &Path) {
     println!("{}", t.summary());
     for line in t.path_lines() {
         println!("  {line}");
     }
     if let Some(line) = t.over_limit_line() {
         println!("{line}");
+        println!(
+            "  every signal over the limit, with its depth: {}",
+            dir.join(OVER_LIMIT_FILE).display()
+        );
     }
     // Reported, not enforced: today's core is over the limit (see README, "Timing").
     println!("{}", t.verdict());

@@ -137,6 +137,7 @@ fn open_flow_checks_synthesizes_and_reports() {
     assert_eq!(figure(&report, "memory bits:"), port_memory + core_memory);
     assert!(report.contains("flip-flops / registers"), "{report}");
     timing_lines_are_consistent(&report);
+    over_limit_file_agrees(&report, &out.join("timing/over_limit.txt"));
     // The ALM-class count of the core (Yosys measured 21k LUTs, 5.3k arithmetic cells,
     // 10.9k registers, 80 M10K and 183 MLAB blocks in November 2026).
     let alm = section(&report, "== ALM-class resources");
@@ -198,6 +199,48 @@ fn timing_lines_are_consistent(report: &str) {
         ),
         None => assert!(depth <= 6, "{timing}"),
     }
+}
+
+/// The file of signals over the limit: one row per signal the census counts, the
+/// deepest first at the worst depth, each with a start.
+fn over_limit_file_agrees(report: &str, file: &Path) {
+    let timing = section(report, "== Timing estimate");
+    assert!(
+        timing.contains(&format!(
+            "every signal over the limit, with its depth: {}",
+            file.display()
+        )),
+        "{timing}"
+    );
+    let table = std::fs::read_to_string(file).unwrap();
+    // depth, bits, then the signal and its deepest path's start (names may hold spaces:
+    // "x (enable)").
+    let rows: Vec<(&str, &str)> = table
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.trim_start().split_once(' ').unwrap())
+        .collect();
+    let census = timing
+        .lines()
+        .find_map(|l| l.strip_prefix("over the limit: "))
+        .unwrap_or_else(|| panic!("{timing}"));
+    let signals: usize = census
+        .split(" path-end bits in ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{census}"));
+    assert_eq!(rows.len(), signals, "{table}");
+    let worst = timing
+        .lines()
+        .find_map(|l| l.strip_prefix("timing estimate: worst LUT depth "))
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap();
+    assert_eq!(rows[0].0, worst, "{table}");
+    assert!(
+        rows.iter().all(|(_, rest)| rest.contains("  <-  ")),
+        "{table}"
+    );
 }
 
 /// A copy of the Quartus project's settings in a scratch directory.

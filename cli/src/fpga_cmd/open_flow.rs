@@ -10,8 +10,8 @@ use peach2_rtl::verilog::checks::{
 use peach2_rtl::verilog::export::{write_core, CORE_MODULE};
 use peach2_rtl::verilog::resources::{yosys_resources, BlockResources, DesignResources};
 use peach2_rtl::verilog::timing::{
-    yosys_alm, yosys_timing, AlmReport, TimingReport, LEVEL_PS, LUT_PS, REGISTER_CLOCK_TO_OUT_PS,
-    REGISTER_SETUP_PS, ROUTING_PS,
+    yosys_alm, yosys_timing, AlmReport, TimingReport, LEVEL_PS, LUT_PS, OVER_LIMIT_FILE,
+    REGISTER_CLOCK_TO_OUT_PS, REGISTER_SETUP_PS, ROUTING_PS,
 };
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -237,6 +237,11 @@ fn timing_report(report: &mut String, t: &TimingReport, dir: &Path) {
     }
     if let Some(line) = t.over_limit_line() {
         note!(report, "{line}");
+        note!(
+            report,
+            "  every signal over the limit, with its depth: {}",
+            dir.join(OVER_LIMIT_FILE).display()
+        );
     }
     note!(report, "{}", t.verdict());
     let _ = writeln!(

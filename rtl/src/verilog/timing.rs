@@ -31,6 +31,8 @@
 
 mod depth;
 
+pub use depth::OverSignal;
+
 use super::checks::{run_yosys_script, yosys_read_commands, CheckError, VerilogSet};
 use std::path::Path;
 
@@ -57,6 +59,8 @@ pub const MAX_LUT_DEPTH: u32 =
 /// bit plus 55 ps mid-LAB and 124 ps out of the LAB (Titan), 399 ps; 638 ps carry 31
 /// bits. An adder or comparator of `n` bits counts `1 + (n - 1) / 31` levels.
 pub const CARRY_BITS_PER_LEVEL: u32 = LEVEL_PS * 20 / (20 * 11 + 55 + 124);
+/// The file [`yosys_timing`] lists the signals over the limit in.
+pub const OVER_LIMIT_FILE: &str = "over_limit.txt";
 /// How many of the worst distinct paths a report keeps.
 pub const WORST_PATHS: usize = 5;
 
@@ -90,6 +94,9 @@ pub struct TimingReport {
     /// Distinct signals with a path end deeper than [`MAX_LUT_DEPTH`] (fewer than the sum
     /// of `over_limit`'s: a signal deep at two depths is there twice).
     pub over_limit_signals: usize,
+    /// Those signals, each with its deepest path and its bits over the limit, deepest
+    /// first, then by name ([`TimingReport::over_limit_table`] writes them out).
+    pub over_limit_list: Vec<OverSignal>,
     /// 6-input LUTs after mapping.
     pub luts: u64,
     /// Adders and comparators kept as carry chains.
@@ -147,6 +154,24 @@ impl TimingReport {
         ))
     }
 
+    /// Every signal over the limit, a line each (deepest first, then by name): depth,
+    /// bits over the limit, the signal, the start of its deepest path. Two runs' tables
+    /// diff into what a change shortened or lengthened, where the totals move with the
+    /// mapping's noise.
+    pub fn over_limit_table(&self) -> String {
+        let mut out = format!(
+            "# Signals with register-to-register paths deeper than {MAX_LUT_DEPTH} LUT levels.\n\
+             # depth  bits  signal  <-  start of its deepest path\n"
+        );
+        for o in &self.over_limit_list {
+            out.push_str(&format!(
+                "{:>3} {:>5}  {}  <-  {}\n",
+                o.worst.depth, o.bits, o.signal, o.worst.start
+            ));
+        }
+        out
+    }
+
     /// Whether the worst path fits the limit, in words.
     pub fn verdict(&self) -> String {
         if self.within_limit() {
@@ -180,8 +205,9 @@ impl TimingReport {
 }
 
 /// Maps a design to 6-input LUTs with Yosys and measures the LUT depth of its
-/// register-to-register paths. The script (`timing.ys`), its log, `stat` and netlist
-/// (`timing.json`) go to `work_dir`.
+/// register-to-register paths. The script (`timing.ys`), its log, `stat`, netlist
+/// (`timing.json`) and the signals over the limit (`over_limit.txt`,
+/// [`TimingReport::over_limit_table`]) go to `work_dir`.
 ///
 /// Generic `synth -run :fine` keeps memories as `$mem_v2` cells and adders and
 /// comparators as `$alu` cells (the carry chains of the ALMs); the rest is mapped to
@@ -204,6 +230,7 @@ pub fn yosys_timing(set: &VerilogSet, work_dir: &Path) -> Result<TimingReport, C
     let json = std::fs::read_to_string(work_dir.join("timing.json"))?;
     let mut report = timing_of_netlist(&json, &set.top)?;
     report.yosys_seconds = seconds;
+    std::fs::write(work_dir.join(OVER_LIMIT_FILE), report.over_limit_table())?;
     Ok(report)
 }
 
@@ -216,6 +243,7 @@ pub fn timing_of_netlist(json: &str, top: &str) -> Result<TimingReport, CheckErr
         paths: a.paths,
         over_limit: a.over,
         over_limit_signals: a.over_signals,
+        over_limit_list: a.over_list,
         luts: a.counts.luts,
         carry_chains: a.counts.carry_chains,
         flip_flops: a.counts.flip_flops,

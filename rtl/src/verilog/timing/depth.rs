@@ -90,7 +90,21 @@ pub(super) struct Analysis {
     pub over: Vec<(u32, usize, usize)>,
     /// Distinct signals with a path end above `limit` (one deep at two depths counts once).
     pub over_signals: usize,
+    /// Each of those signals: its deepest path and how many of its bits end a path
+    /// above `limit`; deepest first, then by name.
+    pub over_list: Vec<OverSignal>,
     pub counts: Counts,
+}
+
+/// A signal with path ends over the limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverSignal {
+    /// Its deepest path: depth, start, end (the bit).
+    pub worst: TimingPath,
+    /// The signal, bit indices aside.
+    pub signal: String,
+    /// Its bits that end a path over the limit.
+    pub bits: usize,
 }
 
 /// The worst depth, the worst `keep` distinct paths (one per start and end signal,
@@ -140,13 +154,23 @@ pub(super) fn analyse(
     paths.sort_by(|a, b| (b.depth, &a.start, &a.end).cmp(&(a.depth, &b.start, &b.end)));
     let worst = paths.first().map_or(0, |p| p.depth);
     let mut over: BTreeMap<u32, (usize, HashSet<String>)> = BTreeMap::new();
-    let mut over_signals = HashSet::new();
+    let mut over_signals: HashMap<String, OverSignal> = HashMap::new();
+    // Deepest first: a signal's first path is its worst.
     for p in paths.iter().filter(|p| p.depth > limit) {
         let (bits, signals) = over.entry(p.depth).or_default();
         *bits += 1;
         signals.insert(base(&p.end));
-        over_signals.insert(base(&p.end));
+        over_signals
+            .entry(base(&p.end))
+            .or_insert_with(|| OverSignal {
+                worst: p.clone(),
+                signal: base(&p.end),
+                bits: 0,
+            })
+            .bits += 1;
     }
+    let mut over_list: Vec<OverSignal> = over_signals.into_values().collect();
+    over_list.sort_by(|a, b| (b.worst.depth, &a.signal).cmp(&(a.worst.depth, &b.signal)));
     let over = over
         .into_iter()
         .rev()
@@ -159,7 +183,8 @@ pub(super) fn analyse(
         worst,
         paths,
         over,
-        over_signals: over_signals.len(),
+        over_signals: over_list.len(),
+        over_list,
         counts,
     })
 }

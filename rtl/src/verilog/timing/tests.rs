@@ -76,6 +76,7 @@ fn netlist_depths_count_luts_carry_chains_and_unclocked_reads() {
     );
     assert_eq!(r.worst_depth, 4);
     assert!(r.over_limit.is_empty() && r.over_limit_line().is_none());
+    assert!(r.over_limit_list.is_empty());
     assert_eq!(
         (r.luts, r.carry_chains, r.flip_flops, r.memories),
         (2, 1, 4, 1)
@@ -108,6 +109,14 @@ fn measure(verilog: &str, top: &str) -> Option<TimingReport> {
         ..Default::default()
     };
     let r = yosys_timing(&set, &dir);
+    if let Ok(r) = &r {
+        let table = std::fs::read_to_string(dir.join(OVER_LIMIT_FILE)).unwrap();
+        assert_eq!(
+            table,
+            r.over_limit_table(),
+            "the file is the report's table"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
     match r {
         Err(CheckError::ToolMissing(tool)) => {
@@ -198,6 +207,18 @@ fn a_deeper_design_is_reported_over_the_limit() {
     assert_eq!(
         r.over_limit_line().unwrap(),
         format!("over the limit: {bits} path-end bits in 1 signal (by depth: 7: {bits} in 1)")
+    );
+    let [y] = &r.over_limit_list[..] else {
+        panic!("{:?}", r.over_limit_list);
+    };
+    assert_eq!((y.signal.as_str(), y.bits, y.worst.depth), ("y", bits, 7));
+    assert_eq!(y.worst, r.paths[0]);
+    let table = r.over_limit_table();
+    let rows: Vec<&str> = table.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(
+        rows,
+        [format!("  7 {bits:>5}  y  <-  {}", worst.start)],
+        "{table}"
     );
     assert_eq!(
         r.verdict(),
