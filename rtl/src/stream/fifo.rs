@@ -44,7 +44,10 @@ pub struct TlpFifo<const A: usize, const AP1: usize> {
     rd_ptr: DFF<Bits<AP1>>,
     push: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
-    head_valid: Signal<Local, Bit>,
+    /// A beat is at the head: `rd_ptr != wr_ptr_seen`, computed a cycle ahead from the
+    /// pointers' next values, so `source.valid` comes from a register (the readers'
+    /// handshake logic starts there, not behind a pointer compare).
+    head_valid: DFF<Bit>,
     rd_next: Signal<Local, Bits<AP1>>,
     /// Where this cycle's beat is written: the write pointer, or the commit point after
     /// a discard.
@@ -106,7 +109,15 @@ impl<const A: usize, const AP1: usize> Default for TlpFifo<A, AP1> {
 impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_ptr, wr_commit, wr_ptr_seen, rd_ptr);
+        dff_setup!(
+            self,
+            clock,
+            wr_ptr,
+            wr_commit,
+            wr_ptr_seen,
+            rd_ptr,
+            head_valid
+        );
         self.data_ram.write_clock.next = self.clock.val();
         self.data_ram.read_clock.next = self.clock.val();
         self.meta_ram.write_clock.next = self.clock.val();
@@ -116,8 +127,7 @@ impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
         self.sink.ready.next = (self.fill.val() != self.depth.val()) && !self.reset.val();
         self.push.next = self.sink.valid.val() && self.sink.ready.val();
 
-        self.head_valid.next = self.rd_ptr.q.val() != self.wr_ptr_seen.q.val();
-        self.source.valid.next = self.head_valid.val() && !self.reset.val();
+        self.source.valid.next = self.head_valid.q.val() && !self.reset.val();
         self.pop.next = self.source.valid.val() && self.source.ready.val();
         self.rd_next.next = self.rd_ptr.q.val();
         if self.pop.val() {
@@ -161,7 +171,10 @@ impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
             self.wr_commit.d.next = self.wr_next.val();
         }
         self.rd_ptr.d.next = self.rd_next.val();
+        // `wr_ptr_seen` becomes `wr_commit` at this edge.
+        self.head_valid.d.next = self.rd_next.val() != self.wr_commit.q.val();
         if self.reset.val() {
+            self.head_valid.d.next = false;
             self.wr_ptr.d.next = 0.into();
             self.wr_commit.d.next = 0.into();
             self.wr_ptr_seen.d.next = 0.into();
