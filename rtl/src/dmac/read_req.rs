@@ -1,7 +1,9 @@
 //! The read requester: picks one channel's read (data or descriptor fetch) per cycle,
 //! round robin, and sends it as a one-beat MRd (3-DW header below 4 GiB, else 4-DW) with
 //! the N port's requester id and the channel's tag. The grant tells the channel and the
-//! reassembly stage (which records where the tag's data goes) in the same cycle.
+//! reassembly stage (which records where the tag's data goes) in the same cycle. Two
+//! output registers: a read is granted while the second is free, so the grant (and the
+//! channels' cursors behind it) never waits on the internal mux's `ready`.
 
 use super::round_robin::RoundRobin;
 use crate::stream::TlpSource;
@@ -42,6 +44,17 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     out_valid: DFF<Bit>,
     out_data: DFF<Bits<128>>,
     out_empty: DFF<Bits<2>>,
+    /// A second request, taken while the one in `out_*` waits: requests are granted
+    /// while this is empty, so a grant never waits on `out.ready` (the internal mux's
+    /// arbitration stays out of the channels' cursor paths).
+    spare_valid: DFF<Bit>,
+    spare_data: DFF<Bits<128>>,
+    spare_empty: DFF<Bits<2>>,
+    /// The granted request as a beat.
+    beat_data: Signal<Local, Bits<128>>,
+    beat_empty: Signal<Local, Bits<2>>,
+    /// The beat in `out_*` leaves this cycle.
+    pop: Signal<Local, Bit>,
     rr: RoundRobin<C, CB>,
     pick: Signal<Local, Bits<CB>>,
     fire: Signal<Local, Bit>,
@@ -75,6 +88,12 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             out_valid: Default::default(),
             out_data: Default::default(),
             out_empty: Default::default(),
+            spare_valid: Default::default(),
+            spare_data: Default::default(),
+            spare_empty: Default::default(),
+            beat_data: Default::default(),
+            beat_empty: Default::default(),
+            pop: Default::default(),
             rr: RoundRobin::new(),
             pick: Default::default(),
             fire: Default::default(),
@@ -97,7 +116,17 @@ impl<const C: usize, const CB: usize> Default for ReadReq<C, CB> {
 impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, last, out_valid, out_data, out_empty);
+        dff_setup!(
+            self,
+            clock,
+            last,
+            out_valid,
+            out_data,
+            out_empty,
+            spare_valid,
+            spare_data,
+            spare_empty
+        );
         // Round robin: channels after the last one granted first.
         self.rr.request.next = self.rd_valid.val();
         self.rr.last.next = self.last.q.val();
@@ -114,8 +143,7 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
                 self.pos.next = self.rd_pos[c].val();
             }
         }
-        self.fire.next =
-            (self.rd_valid.val() != 0) && (!self.out_valid.q.val() || self.out.ready.val());
+        self.fire.next = (self.rd_valid.val() != 0) && !self.spare_valid.q.val();
 
         // MRd header: fmt 000 (3-DW) or 001 (4-DW), type 0, TC 0, no attributes.
         self.dw0.next = bit_cast::<32, 8>(self.len.val());
@@ -136,30 +164,45 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         self.issue_tag.next = self.tag.val();
         self.issue_pos.next = self.pos.val();
         self.issue_len_dw.next = self.len.val();
-        if self.out.ready.val() {
-            self.out_valid.d.next = false;
+        if self.addr.val().get_bits::<32>(32) != 0 {
+            self.beat_data.next = bit_cast::<128, 32>(self.dw0.val())
+                | (bit_cast::<128, 32>(self.dw1.val()) << 32)
+                | (bit_cast::<128, 32>(self.addr.val().get_bits::<32>(32)) << 64)
+                | (bit_cast::<128, 32>(self.addr.val().get_bits::<32>(0) & 0xFFFF_FFFCu64) << 96);
+            self.beat_empty.next = 0.into();
+        } else {
+            self.beat_data.next = bit_cast::<128, 32>(self.dw0.val())
+                | (bit_cast::<128, 32>(self.dw1.val()) << 32)
+                | (bit_cast::<128, 32>(self.addr.val().get_bits::<32>(0) & 0xFFFF_FFFCu64) << 64);
+            self.beat_empty.next = 1.into();
         }
         if self.fire.val() {
             self.last.d.next = self.pick.val();
-            self.out_valid.d.next = true;
-            if self.addr.val().get_bits::<32>(32) != 0 {
-                self.out_data.d.next = bit_cast::<128, 32>(self.dw0.val())
-                    | (bit_cast::<128, 32>(self.dw1.val()) << 32)
-                    | (bit_cast::<128, 32>(self.addr.val().get_bits::<32>(32)) << 64)
-                    | (bit_cast::<128, 32>(self.addr.val().get_bits::<32>(0) & 0xFFFF_FFFCu64)
-                        << 96);
-                self.out_empty.d.next = 0.into();
-            } else {
-                self.out_data.d.next = bit_cast::<128, 32>(self.dw0.val())
-                    | (bit_cast::<128, 32>(self.dw1.val()) << 32)
-                    | (bit_cast::<128, 32>(self.addr.val().get_bits::<32>(0) & 0xFFFF_FFFCu64)
-                        << 64);
-                self.out_empty.d.next = 1.into();
-            }
             for c in 0..C {
                 if self.pick.val().index() == c {
                     self.rd_grant.next = self.rd_grant.val().replace_bit(c, true);
                 }
+            }
+        }
+
+        // Two registers in order: `out_*` offers its beat; `spare_*` fills only while
+        // it waits, and moves up when it leaves.
+        self.pop.next = self.out_valid.q.val() && self.out.ready.val();
+        if self.pop.val() {
+            self.out_valid.d.next = self.spare_valid.q.val();
+            self.out_data.d.next = self.spare_data.q.val();
+            self.out_empty.d.next = self.spare_empty.q.val();
+            self.spare_valid.d.next = false;
+        }
+        if self.fire.val() {
+            if !self.out_valid.q.val() || self.pop.val() {
+                self.out_valid.d.next = true;
+                self.out_data.d.next = self.beat_data.val();
+                self.out_empty.d.next = self.beat_empty.val();
+            } else {
+                self.spare_valid.d.next = true;
+                self.spare_data.d.next = self.beat_data.val();
+                self.spare_empty.d.next = self.beat_empty.val();
             }
         }
         self.out.valid.next = self.out_valid.q.val();
@@ -173,6 +216,119 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         if self.reset.val() {
             self.last.d.next = 0.into();
             self.out_valid.d.next = false;
+            self.spare_valid.d.next = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::{Lcg, Stepper, StreamMonitor, TestBeat};
+    use pcie_model::beats::{tlp_from_beats, Beat};
+    use pcie_model::tlp::{Addr, Bdf, Tag, Tlp};
+
+    const C: usize = 4;
+    const REQUESTER: u16 = 0x0108;
+
+    /// A channel's read: address, DWs, tag, ring position.
+    type Read = (u64, u64, u64, u64);
+
+    fn random_read(rng: &mut Lcg, c: usize) -> Read {
+        let high = if rng.below(4) == 0 { 0x3_0000_0000 } else { 0 };
+        let len = [1, 2, 8, 32, 64, 128][rng.below(6) as usize];
+        // Inside one 4 KiB page, as the channels' cursors cut reads.
+        let addr = high | (rng.next_u64() & 0xFFFF_F000) | (4 * rng.below(1025 - len));
+        (addr, len, 8 * c as u64 + rng.below(8), rng.below(1 << 16))
+    }
+
+    fn mrd(r: &Read) -> Vec<u8> {
+        Tlp::mem_read(Bdf(REQUESTER), Tag(r.2 as u8), Addr(r.0), 4 * r.1 as usize)
+            .expect("a valid read")
+            .to_bytes()
+    }
+
+    fn to_pcie(b: &TestBeat) -> Beat {
+        Beat {
+            data: b.data,
+            sop: b.sop,
+            eop: b.eop,
+            empty: b.empty,
+        }
+    }
+
+    /// Channels offer reads at random and hold each until granted; the output takes
+    /// beats at random. Every granted read is announced once (`issue_*`) and sent once,
+    /// as the MRd pcie-model builds, in grant order; every channel is served; with an
+    /// output that always takes, no offered read waits.
+    #[test]
+    fn granted_reads_leave_in_order_under_random_backpressure() {
+        for (seed, p_ready) in [(1, 0.3), (2, 0.8), (3, 1.0)] {
+            let mut s = Stepper::new(ReadReq::<C, 2>::new(), |u| &mut u.clock);
+            let mut rng = Lcg(seed);
+            let mut mon = StreamMonitor::new(p_ready, seed ^ 0x77);
+            s.uut.requester_id.next = u64::from(REQUESTER).into();
+            let mut offered: [Option<Read>; C] = [None; C];
+            let mut granted = Vec::new();
+            let mut per_chan = [0u32; C];
+            let mut sent = Vec::new();
+            while s.cycle < 3_000 {
+                let mut valid = 0u64;
+                for (c, o) in offered.iter_mut().enumerate() {
+                    if o.is_none() && rng.below(3) == 0 {
+                        *o = Some(random_read(&mut rng, c));
+                    }
+                    if let Some(r) = o {
+                        valid |= 1 << c;
+                        s.uut.rd_addr[c].next = r.0.into();
+                        s.uut.rd_len_dw[c].next = r.1.into();
+                        s.uut.rd_tag[c].next = r.2.into();
+                        s.uut.rd_pos[c].next = r.3.into();
+                    }
+                }
+                s.uut.rd_valid.next = valid.into();
+                mon.drive(&mut s.uut.out);
+                s.settle();
+                let grant = s.uut.rd_grant.val().to_u64();
+                assert!(
+                    grant.count_ones() <= 1 && grant & !valid == 0,
+                    "grant {grant:b}"
+                );
+                assert_eq!(s.uut.issue_valid.val(), grant != 0);
+                if p_ready == 1.0 {
+                    assert!(valid == 0 || grant != 0, "a read waited with nothing ahead");
+                }
+                if grant != 0 {
+                    let c = grant.trailing_zeros() as usize;
+                    let r = offered[c].take().expect("offered");
+                    let u = &s.uut;
+                    let issued = (
+                        u.issue_tag.val().to_u64(),
+                        u.issue_len_dw.val().to_u64(),
+                        u.issue_pos.val().to_u64(),
+                    );
+                    assert_eq!(issued, (r.2, r.1, r.3), "issue of channel {c}");
+                    granted.push(r);
+                    per_chan[c] += 1;
+                }
+                mon.sample(&s.uut.out);
+                while let Some(p) = mon.packets.pop_front() {
+                    let beats: Vec<Beat> = p.iter().map(to_pcie).collect();
+                    sent.push(tlp_from_beats(&beats).expect("a valid MRd").to_bytes());
+                }
+                s.tick();
+            }
+            // What was granted has left, or waits in the two registers.
+            assert!(
+                granted.len() - sent.len() <= 2,
+                "{} stuck",
+                granted.len() - sent.len()
+            );
+            for (k, (got, r)) in sent.iter().zip(&granted).enumerate() {
+                assert_eq!(got, &mrd(r), "seed {seed}: read {k}");
+            }
+            let least = *per_chan.iter().min().unwrap();
+            assert!(least > 50, "seed {seed}: a channel starved: {per_chan:?}");
         }
     }
 }
