@@ -19,7 +19,8 @@ const fn area(c: usize) -> u64 {
     BASE + 0x10_0000 * c as u64
 }
 
-fn to_pcie(b: &TestBeat) -> Beat {
+/// A test beat as pcie-model's beat (for decoding TLPs with it).
+pub(super) fn to_pcie(b: &TestBeat) -> Beat {
     Beat {
         data: b.data,
         sop: b.sop,

@@ -224,7 +224,8 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::{Lcg, Stepper, StreamMonitor, TestBeat};
+    use crate::dmac::channel_count_tests::to_pcie;
+    use crate::harness::{Lcg, Stepper, StreamMonitor};
     use pcie_model::beats::{tlp_from_beats, Beat};
     use pcie_model::tlp::{Addr, Bdf, Tag, Tlp};
 
@@ -246,15 +247,6 @@ mod tests {
         Tlp::mem_read(Bdf(REQUESTER), Tag(r.2 as u8), Addr(r.0), 4 * r.1 as usize)
             .expect("a valid read")
             .to_bytes()
-    }
-
-    fn to_pcie(b: &TestBeat) -> Beat {
-        Beat {
-            data: b.data,
-            sop: b.sop,
-            eop: b.eop,
-            empty: b.empty,
-        }
     }
 
     /// Channels offer reads at random and hold each until granted; the output takes
