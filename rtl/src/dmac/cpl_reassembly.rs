@@ -41,6 +41,7 @@
 
 use super::cpl_header::CplHeader;
 use super::cpl_lanes::CplLanes;
+use super::read_order::ReadOrder;
 use super::tag_class::TagClass;
 use super::tag_table::TagTable;
 use crate::stream::TlpSink;
@@ -108,8 +109,9 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     state: DFF<ReassemblyState>,
     /// Per data tag: ring start, ring end and DWs still to come (`tag_table`).
     tags: TagTable<C>,
-    /// Per channel, per data tag k (`8c + k`): a read is outstanding.
-    t_busy: [DFF<Bits<8>>; C],
+    /// Per channel: its data reads in issue order (outstanding tags, the oldest,
+    /// `avail`).
+    order: [ReadOrder; C],
     /// Per channel: DWs of its descriptor fetch still to come (but for `wd_*`'s write).
     d_rem: [DFF<Bits<8>>; C],
     /// Per channel: a descriptor fetch is outstanding.
@@ -169,12 +171,6 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     l_bidx: DFF<Bits<11>>,
     /// Its lanes.
     l_data: DFF<Bits<128>>,
-    /// Per channel: data reads issued (mod 16); bits 2:0 name the next tag.
-    ip: [DFF<Bits<4>>; C],
-    /// Per channel: data reads retired (mod 16); bits 2:0 name the oldest tag.
-    rp: [DFF<Bits<4>>; C],
-    /// Per channel: ring position up to which data is complete (`avail`).
-    avail_q: [DFF<Bits<16>>; C],
     // The completion taken, registered at its header for the payload beats after it:
     /// Ring position of its first payload DW.
     r_base: DFF<Bits<16>>,
@@ -220,10 +216,6 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     issue_rem: Signal<Local, Bits<8>>,
     /// The issued read's tag class and channel.
     i_class: TagClass<C, CB>,
-    /// `t_busy` for the next cycle.
-    busy_n: [Signal<Local, Bits<8>>; C],
-    /// Per channel: data reads outstanding (issued minus retired, mod 16).
-    outstanding: [Signal<Local, Bits<4>>; C],
     /// `d_busy` for the next cycle.
     dbusy_n: Signal<Local, Bits<C>>,
 }
@@ -257,7 +249,7 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             cpl_unexpected: Default::default(),
             state: Default::default(),
             tags: TagTable::new(),
-            t_busy: array_init::array_init(|_| Default::default()),
+            order: array_init::array_init(|_| Default::default()),
             d_rem: array_init::array_init(|_| Default::default()),
             d_busy: Default::default(),
             err: Default::default(),
@@ -284,9 +276,6 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             l_ok: Default::default(),
             l_bidx: Default::default(),
             l_data: Default::default(),
-            ip: array_init::array_init(|_| Default::default()),
-            rp: array_init::array_init(|_| Default::default()),
-            avail_q: array_init::array_init(|_| Default::default()),
             r_base: Default::default(),
             r_bidx: Default::default(),
             r_plen: Default::default(),
@@ -308,8 +297,6 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             issue_end: Default::default(),
             issue_rem: Default::default(),
             i_class: TagClass::new(),
-            busy_n: array_init::array_init(|_| Default::default()),
-            outstanding: array_init::array_init(|_| Default::default()),
             dbusy_n: Default::default(),
         }
     }
@@ -331,18 +318,12 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         );
         self.tags.clock.next = self.clock.val();
         for c in 0..C {
-            self.t_busy[c].clock.next = self.clock.val();
-            self.t_busy[c].d.next = self.t_busy[c].q.val();
+            self.order[c].clock.next = self.clock.val();
+            self.order[c].reset.next = self.reset.val();
             self.d_rem[c].clock.next = self.clock.val();
             self.d_rem[c].d.next = self.d_rem[c].q.val();
-            self.ip[c].clock.next = self.clock.val();
-            self.ip[c].d.next = self.ip[c].q.val();
-            self.rp[c].clock.next = self.clock.val();
-            self.rp[c].d.next = self.rp[c].q.val();
-            self.avail_q[c].clock.next = self.clock.val();
-            self.avail_q[c].d.next = self.avail_q[c].q.val();
-            self.avail[c].next = self.avail_q[c].q.val();
-            self.issue_idx[c].next = self.ip[c].q.val().get_bits::<3>(0);
+            self.avail[c].next = self.order[c].avail.val();
+            self.issue_idx[c].next = self.order[c].next_index.val();
         }
 
         // Last cycle's completion's counts: written now, and seen by every reader now
@@ -379,7 +360,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.header.lookup_len.next = self.tags.lookup_len.val();
         self.header.lookup_rem.next = self.lookup_rem.val();
         for c in 0..C {
-            self.header.t_busy[c].next = self.t_busy[c].q.val();
+            self.header.t_busy[c].next = self.order[c].busy.val();
             self.header.d_rem[c].next = self.d_rem_now[c].val();
         }
         self.header.d_busy.next = self.d_busy.q.val();
@@ -513,18 +494,10 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.tags.issue_end.next = self.issue_end.val();
         self.tags.issue_rem.next = self.issue_rem.val();
         for c in 0..C {
-            self.busy_n[c].next = self.t_busy[c].q.val();
-            if self.issue_valid.val()
+            self.order[c].issue.next = self.issue_valid.val()
                 && self.i_class.is_data.val()
-                && (self.i_class.chan.val().index() == c)
-            {
-                self.ip[c].d.next = self.ip[c].q.val() + 1;
-                for k in 0..8 {
-                    if self.i_class.index.val().index() == k {
-                        self.busy_n[c].next = self.busy_n[c].val().replace_bit(k, true);
-                    }
-                }
-            }
+                && (self.i_class.chan.val().index() == c);
+            self.order[c].issue_index.next = self.i_class.index.val();
         }
         self.dbusy_n.next = self.d_busy.q.val();
         for c in 0..C {
@@ -542,45 +515,31 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.can_issue.next = 0.into();
         self.idle.next = 0.into();
         for c in 0..C {
-            // Channel c's oldest read has tag 8c + rp[c] (mod 8).
-            self.tags.retire_idx[c].next = self.rp[c].q.val().get_bits::<3>(0);
+            // Channel c's oldest read has tag 8c + its index.
+            self.tags.retire_idx[c].next = self.order[c].oldest.val();
             self.retire_rem[c].next = self.tags.retire_rem[c].val();
             if self.w_we.q.val()
                 && (self.w_tag.q.val().get_bits::<5>(3).index() == c)
-                && (self.w_tag.q.val().get_bits::<3>(0) == self.rp[c].q.val().get_bits::<3>(0))
+                && (self.w_tag.q.val().get_bits::<3>(0) == self.order[c].oldest.val())
             {
                 self.retire_rem[c].next = self.w_value.val();
             }
-            for k in 0..8 {
-                if (self.rp[c].q.val().get_bits::<3>(0).index() == k)
-                    && (self.rp[c].q.val() != self.ip[c].q.val())
-                    && self.t_busy[c].q.val().get_bit(k)
-                    && (self.retire_rem[c].val() == 0)
-                {
-                    self.avail_q[c].d.next = self.tags.retire_end[c].val();
-                    self.rp[c].d.next = self.rp[c].q.val() + 1;
-                    self.busy_n[c].next = self.busy_n[c].val().replace_bit(k, false);
-                }
-            }
+            self.order[c].retire_rem.next = self.retire_rem[c].val();
+            self.order[c].retire_end.next = self.tags.retire_end[c].val();
+            self.order[c].chan_reset.next = self.chan_reset.val().get_bit(c);
             if self.d_busy.q.val().get_bit(c) && (self.d_rem_now[c].val() == 0) {
                 self.done_now.next = self.done_now.val().replace_bit(c, true);
                 self.dbusy_n.next = self.dbusy_n.val().replace_bit(c, false);
             }
-            // The difference is taken in 4 bits first: inside the comparison, Verilog would
-            // widen the counters to the literal's 32 bits and never see 8 after a wrap.
-            self.outstanding[c].next = self.ip[c].q.val() - self.rp[c].q.val();
-            if self.outstanding[c].val() != 8 {
+            if self.order[c].can_issue.val() {
                 self.can_issue.next = self.can_issue.val().replace_bit(c, true);
             }
-            if (self.ip[c].q.val() == self.rp[c].q.val()) && !self.d_busy.q.val().get_bit(c) {
+            if self.order[c].none_outstanding.val() && !self.d_busy.q.val().get_bit(c) {
                 self.idle.next = self.idle.val().replace_bit(c, true);
             }
             if self.chan_reset.val().get_bit(c) {
-                self.rp[c].d.next = self.ip[c].q.val();
                 self.dbusy_n.next = self.dbusy_n.val().replace_bit(c, false);
-                self.busy_n[c].next = 0.into();
             }
-            self.t_busy[c].d.next = self.busy_n[c].val();
         }
 
         self.d_busy.d.next = self.dbusy_n.val();
@@ -594,12 +553,6 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             self.err.d.next = 0.into();
             self.d_done.d.next = 0.into();
             self.l_take.d.next = false;
-            for c in 0..C {
-                self.t_busy[c].d.next = 0.into();
-                self.ip[c].d.next = 0.into();
-                self.rp[c].d.next = 0.into();
-                self.avail_q[c].d.next = 0.into();
-            }
         }
     }
 }

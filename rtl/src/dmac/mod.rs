@@ -21,7 +21,8 @@
 //!   `peach2_regmap::dma::tags`).
 //! - `cpl_reassembly`: completions (split, out of order across tags) into the reorder
 //!   buffer, in-order retirement per channel, host descriptor delivery; `tag_table` is
-//!   its per-tag array (start, length, DWs to come), `tag_class` tells its tags apart,
+//!   its per-tag array (start, length, DWs to come), `read_order` each channel's
+//!   data reads in issue order (the oldest, `avail`), `tag_class` tells its tags apart,
 //!   `cpl_header` checks a completion's header against the read its tag names,
 //!   `cpl_lanes` puts a beat's lanes into the banks, at the rows `ring_rows` gives
 //!   (the write generator reads by the same rule).
@@ -42,6 +43,7 @@ pub mod desc_ram;
 pub mod desc_regs;
 pub mod dest_route;
 pub mod end_writes;
+pub mod read_order;
 pub mod read_req;
 pub mod ring_rows;
 pub mod round_robin;
