@@ -301,7 +301,7 @@ impl Logic for DmaChannel {
         self.running.next = false;
         self.data_done.next = false;
         self.after_data.next = ChanState::Next;
-        if self.desc.flags.val().get_bits::<3>(2) != 0 {
+        if self.ending.any.val() {
             self.after_data.next = ChanState::EndWrites;
         }
 

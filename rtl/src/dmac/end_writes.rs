@@ -53,6 +53,8 @@ pub struct EndWrites {
     pub msi_addr: Signal<In, Bits<64>>,
     /// `DMA_MSI_DATA`.
     pub msi_data: Signal<In, Bits<32>>,
+    /// The flags ask for at least one write (else the descriptor ends with its data).
+    pub any: Signal<Out, Bit>,
     /// Pulse: the last flagged write was taken; the descriptor is done.
     pub done: Signal<Out, Bit>,
     state: DFF<EndWrite>,
@@ -80,6 +82,7 @@ impl Logic for EndWrites {
         } else if self.flags.val().get_bit(4) {
             self.first.next = EndWrite::Msi;
         }
+        self.any.next = self.first.val() != EndWrite::Idle;
         self.after.next = EndWrite::Idle;
         match self.state.q.val() {
             EndWrite::Idle => {}

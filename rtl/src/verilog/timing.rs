@@ -61,6 +61,14 @@ pub const MAX_LUT_DEPTH: u32 =
 pub const CARRY_BITS_PER_LEVEL: u32 = LEVEL_PS * 20 / (20 * 11 + 55 + 124);
 /// The file [`yosys_timing`] lists the signals over the limit in.
 pub const OVER_LIMIT_FILE: &str = "over_limit.txt";
+/// The line that says where [`yosys_timing`], run in `work_dir`, listed the signals over
+/// the limit (the commands print it under the census).
+pub fn over_limit_file_line(work_dir: &Path) -> String {
+    format!(
+        "  every signal over the limit, with its depth: {}",
+        work_dir.join(OVER_LIMIT_FILE).display()
+    )
+}
 /// How many of the worst distinct paths a report keeps.
 pub const WORST_PATHS: usize = 5;
 
@@ -91,11 +99,10 @@ pub struct TimingReport {
     /// register or memory input bits, distinct signals)`. How much is left to do, where
     /// the worst path alone says little (the mapping's noise is about two levels).
     pub over_limit: Vec<(u32, usize, usize)>,
-    /// Distinct signals with a path end deeper than [`MAX_LUT_DEPTH`] (fewer than the sum
-    /// of `over_limit`'s: a signal deep at two depths is there twice).
-    pub over_limit_signals: usize,
-    /// Those signals, each with its deepest path and its bits over the limit, deepest
-    /// first, then by name ([`TimingReport::over_limit_table`] writes them out).
+    /// The distinct signals with a path end deeper than [`MAX_LUT_DEPTH`] (fewer than the
+    /// sum of `over_limit`'s: a signal deep at two depths is there twice), each with its
+    /// deepest path and its bits over the limit, deepest first, then by name
+    /// ([`TimingReport::over_limit_table`] writes them out).
     pub over_limit_list: Vec<OverSignal>,
     /// 6-input LUTs after mapping.
     pub luts: u64,
@@ -141,7 +148,7 @@ impl TimingReport {
             return None;
         }
         let bits: usize = self.over_limit.iter().map(|(_, bits, _)| bits).sum();
-        let signals = self.over_limit_signals;
+        let signals = self.over_limit_list.len();
         let per_depth: Vec<String> = self
             .over_limit
             .iter()
@@ -242,7 +249,6 @@ pub fn timing_of_netlist(json: &str, top: &str) -> Result<TimingReport, CheckErr
         worst_depth: a.worst,
         paths: a.paths,
         over_limit: a.over,
-        over_limit_signals: a.over_signals,
         over_limit_list: a.over_list,
         luts: a.counts.luts,
         carry_chains: a.counts.carry_chains,

@@ -88,8 +88,6 @@ pub(super) struct Analysis {
     /// Per depth above `limit`, deepest first: path-end bits, and their distinct
     /// signals (bit indices aside).
     pub over: Vec<(u32, usize, usize)>,
-    /// Distinct signals with a path end above `limit` (one deep at two depths counts once).
-    pub over_signals: usize,
     /// Each of those signals: its deepest path and how many of its bits end a path
     /// above `limit`; deepest first, then by name.
     pub over_list: Vec<OverSignal>,
@@ -157,14 +155,15 @@ pub(super) fn analyse(
     let mut over_signals: HashMap<String, OverSignal> = HashMap::new();
     // Deepest first: a signal's first path is its worst.
     for p in paths.iter().filter(|p| p.depth > limit) {
+        let signal = base(&p.end);
         let (bits, signals) = over.entry(p.depth).or_default();
         *bits += 1;
-        signals.insert(base(&p.end));
+        signals.insert(signal.clone());
         over_signals
-            .entry(base(&p.end))
-            .or_insert_with(|| OverSignal {
+            .entry(signal)
+            .or_insert_with_key(|signal| OverSignal {
                 worst: p.clone(),
-                signal: base(&p.end),
+                signal: signal.clone(),
                 bits: 0,
             })
             .bits += 1;
@@ -183,7 +182,6 @@ pub(super) fn analyse(
         worst,
         paths,
         over,
-        over_signals: over_list.len(),
         over_list,
         counts,
     })
