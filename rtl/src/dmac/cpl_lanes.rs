@@ -41,15 +41,15 @@ pub struct CplLanes<const C: usize, const CB: usize> {
     /// Per lane l: which DW of the descriptor (0..7), in bits 3l+2..3l.
     pub desc_idx: Signal<Out, Bits<12>>,
     /// Ring position of lane 0 (payload DW `bidx - 3`).
-    bq: Signal<Local, Bits<16>>,
+    lane0_pos: Signal<Local, Bits<16>>,
     /// Per lane: its ring position.
-    q: [Signal<Local, Bits<16>>; 4],
+    lane_pos: [Signal<Local, Bits<16>>; 4],
     /// Per lane: its DW index in the packet.
-    t: [Signal<Local, Bits<11>>; 4],
+    lane_idx: [Signal<Local, Bits<11>>; 4],
     /// Per lane: its row in the bank.
     rows: RingRows<C, CB>,
     /// Per lane: it carries a payload DW to write.
-    v: Signal<Local, Bits<4>>,
+    lane_we: Signal<Local, Bits<4>>,
     /// Lane index one past the payload (header DWs included).
     plen_end: Signal<Local, Bits<11>>,
 }
@@ -71,11 +71,11 @@ impl<const C: usize, const CB: usize> CplLanes<C, CB> {
             bank_data: Default::default(),
             desc_we: Default::default(),
             desc_idx: Default::default(),
-            bq: Default::default(),
-            q: Default::default(),
-            t: Default::default(),
+            lane0_pos: Default::default(),
+            lane_pos: Default::default(),
+            lane_idx: Default::default(),
             rows: RingRows::new(),
-            v: Default::default(),
+            lane_we: Default::default(),
             plen_end: Default::default(),
         }
     }
@@ -91,54 +91,58 @@ impl<const C: usize, const CB: usize> Logic for CplLanes<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         // Lane l of this beat is payload DW (bidx + l - 3) at ring position base + that.
-        self.bq.next = self.base.val() + bit_cast::<16, 11>(self.bidx.val()) - 3;
-        self.q[0].next = self.bq.val();
-        self.q[1].next = self.bq.val() + 1;
-        self.q[2].next = self.bq.val() + 2;
-        self.q[3].next = self.bq.val() + 3;
-        self.t[0].next = self.bidx.val();
-        self.t[1].next = self.bidx.val() + 1;
-        self.t[2].next = self.bidx.val() + 2;
-        self.t[3].next = self.bidx.val() + 3;
+        self.lane0_pos.next = self.base.val() + bit_cast::<16, 11>(self.bidx.val()) - 3;
+        self.lane_pos[0].next = self.lane0_pos.val();
+        self.lane_pos[1].next = self.lane0_pos.val() + 1;
+        self.lane_pos[2].next = self.lane0_pos.val() + 2;
+        self.lane_pos[3].next = self.lane0_pos.val() + 3;
+        self.lane_idx[0].next = self.bidx.val();
+        self.lane_idx[1].next = self.bidx.val() + 1;
+        self.lane_idx[2].next = self.bidx.val() + 2;
+        self.lane_idx[3].next = self.bidx.val() + 3;
         self.rows.chan.next = self.chan.val();
         for l in 0..4 {
-            self.rows.pos[l].next = self.q[l].val();
+            self.rows.pos[l].next = self.lane_pos[l].val();
         }
         self.plen_end.next = self.plen.val() + 3;
-        self.v.next = 0.into();
+        self.lane_we.next = 0.into();
         for l in 0..4 {
             if self.take.val()
                 && self.ok.val()
-                && (self.t[l].val() >= 3)
-                && (self.t[l].val() < self.plen_end.val())
+                && (self.lane_idx[l].val() >= 3)
+                && (self.lane_idx[l].val() < self.plen_end.val())
             {
-                self.v.next = self.v.val().replace_bit(l, true);
+                self.lane_we.next = self.lane_we.val().replace_bit(l, true);
             }
         }
 
         // Descriptor DWs go to the channel by lane; data goes to the banks.
         self.desc_we.next = 0.into();
         self.bank_we.next = 0.into();
-        self.desc_idx.next = bit_cast::<12, 3>(self.q[0].val().get_bits::<3>(0))
-            | (bit_cast::<12, 3>(self.q[1].val().get_bits::<3>(0)) << 3)
-            | (bit_cast::<12, 3>(self.q[2].val().get_bits::<3>(0)) << 6)
-            | (bit_cast::<12, 3>(self.q[3].val().get_bits::<3>(0)) << 9);
+        self.desc_idx.next = bit_cast::<12, 3>(self.lane_pos[0].val().get_bits::<3>(0))
+            | (bit_cast::<12, 3>(self.lane_pos[1].val().get_bits::<3>(0)) << 3)
+            | (bit_cast::<12, 3>(self.lane_pos[2].val().get_bits::<3>(0)) << 6)
+            | (bit_cast::<12, 3>(self.lane_pos[3].val().get_bits::<3>(0)) << 9);
         for b in 0..4 {
             self.bank_addr[b].next = self.rows.row[b].val();
             self.bank_data[b].next = self.data.val().get_bits::<32>(32 * b);
             for l in 0..4 {
-                if self.v.val().get_bit(l) && (self.q[l].val().get_bits::<2>(0).index() == b) {
+                if self.lane_we.val().get_bit(l)
+                    && (self.lane_pos[l].val().get_bits::<2>(0).index() == b)
+                {
                     self.bank_addr[b].next = self.rows.row[l].val();
                     self.bank_data[b].next = self.data.val().get_bits::<32>(32 * l);
                 }
             }
         }
         if self.desc.val() {
-            self.desc_we.next = self.v.val();
+            self.desc_we.next = self.lane_we.val();
         } else {
             for b in 0..4 {
                 for l in 0..4 {
-                    if self.v.val().get_bit(l) && (self.q[l].val().get_bits::<2>(0).index() == b) {
+                    if self.lane_we.val().get_bit(l)
+                        && (self.lane_pos[l].val().get_bits::<2>(0).index() == b)
+                    {
                         self.bank_we.next = self.bank_we.val().replace_bit(b, true);
                     }
                 }

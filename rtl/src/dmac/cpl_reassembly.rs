@@ -29,9 +29,9 @@
 //! unexpected and dropped.
 //!
 //! What a completion leaves of its read's count (the DWs still to come, or 0 when it
-//! failed) is written a cycle after it, into the tag table or the channel's `d_rem`: the
-//! header's checks and the table's write logic would not fit one cycle together. Every
-//! reader of a count (the next header's checks, retirement, a fetch's end) takes it from
+//! failed) is written a cycle after it (`pending_count`), into the tag table or the
+//! channel's descriptor fetch count (`desc_fetches`): the header's checks and the
+//! table's write logic would not fit one cycle together. Every reader of a count (the next header's checks, retirement, a fetch's end) takes it from
 //! that pending write meanwhile, so the stage behaves, cycle for cycle, as if it were
 //! written at once.
 //!
@@ -41,6 +41,8 @@
 
 use super::cpl_header::CplHeader;
 use super::cpl_lanes::CplLanes;
+use super::desc_fetches::DescFetches;
+use super::pending_count::PendingCount;
 use super::read_order::ReadOrder;
 use super::tag_class::TagClass;
 use super::tag_table::TagTable;
@@ -112,40 +114,17 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     /// Per channel: its data reads in issue order (outstanding tags, the oldest,
     /// `avail`).
     order: [ReadOrder; C],
-    /// Per channel: DWs of its descriptor fetch still to come (but for `wd_*`'s write).
-    d_rem: [DFF<Bits<8>>; C],
-    /// Per channel: a descriptor fetch is outstanding.
-    d_busy: DFF<Bits<C>>,
+    /// Per channel: its descriptor fetch (outstanding, DWs to come, done).
+    fetches: DescFetches<C, CB>,
     /// Per channel: the completion whose header was taken last cycle failed.
     err: DFF<Bits<C>>,
-    // A completion's count of what its read still expects, written a cycle after the
-    // completion (its header's checks and the table's write logic would not fit one
-    // cycle together); until then the readers of the count take it from here:
-    /// The tag table's count of `w_tag` is written this cycle.
-    w_we: DFF<Bit>,
-    /// ... to 0 (a failed completion), else to `w_rem`.
-    w_clear: DFF<Bit>,
-    /// The data tag.
-    w_tag: DFF<Bits<8>>,
-    /// Its read's DWs still to come after the completion.
-    w_rem: DFF<Bits<8>>,
-    /// `d_rem` of channel `wd_chan` is written this cycle (a descriptor fetch's count).
-    wd_we: DFF<Bit>,
-    /// ... to 0 (a failed completion), else to `wd_rem`.
-    wd_clear: DFF<Bit>,
-    /// The channel.
-    wd_chan: DFF<Bits<CB>>,
-    /// Its fetch's DWs still to come after the completion.
-    wd_rem: DFF<Bits<8>>,
-    /// The count `w_*` writes, as readers see it this cycle.
-    w_value: Signal<Local, Bits<8>>,
-    /// The count `wd_*` writes, as readers see it this cycle.
-    wd_value: Signal<Local, Bits<8>>,
-    /// The tag table's count at the input beat's tag, with `w_*`'s write.
+    /// A completion's count of what its data read still expects, written into the tag
+    /// table a cycle after the completion (its header's checks and the table's write
+    /// logic would not fit one cycle together); until then readers take it from here.
+    count: PendingCount<8>,
+    /// The tag table's count at the input beat's tag, with `count`'s write.
     lookup_rem: Signal<Local, Bits<8>>,
-    /// Per channel: `d_rem` with `wd_*`'s write.
-    d_rem_now: [Signal<Local, Bits<8>>; C],
-    /// Per channel: the tag table's count of the oldest read, with `w_*`'s write.
+    /// Per channel: the tag table's count of the oldest read, with `count`'s write.
     retire_rem: [Signal<Local, Bits<8>>; C],
     /// The completion taken this cycle fails and names an outstanding data read.
     fail_data: Signal<Local, Bit>,
@@ -155,10 +134,6 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     e_rem: Signal<Local, Bits<8>>,
     /// Per channel: the header taken this cycle fails.
     err_now: Signal<Local, Bits<C>>,
-    /// Per channel: a descriptor fetch finishes this cycle.
-    done_now: Signal<Local, Bits<C>>,
-    /// `desc_done`, a cycle late.
-    d_done: DFF<Bits<C>>,
     // The beat taken last cycle, for the lanes' placement this cycle (its completion's
     // other fields are the `r_*` registers, which hold them from the cycle after its
     // header on):
@@ -216,8 +191,6 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     issue_rem: Signal<Local, Bits<8>>,
     /// The issued read's tag class and channel.
     i_class: TagClass<C, CB>,
-    /// `d_busy` for the next cycle.
-    dbusy_n: Signal<Local, Bits<C>>,
 }
 
 impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
@@ -250,28 +223,15 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             state: Default::default(),
             tags: TagTable::new(),
             order: array_init::array_init(|_| Default::default()),
-            d_rem: array_init::array_init(|_| Default::default()),
-            d_busy: Default::default(),
+            fetches: DescFetches::new(),
             err: Default::default(),
-            w_we: Default::default(),
-            w_clear: Default::default(),
-            w_tag: Default::default(),
-            w_rem: Default::default(),
-            wd_we: Default::default(),
-            wd_clear: Default::default(),
-            wd_chan: Default::default(),
-            wd_rem: Default::default(),
-            w_value: Default::default(),
-            wd_value: Default::default(),
+            count: Default::default(),
             lookup_rem: Default::default(),
-            d_rem_now: array_init::array_init(|_| Default::default()),
             retire_rem: array_init::array_init(|_| Default::default()),
             fail_data: Default::default(),
             fail_desc: Default::default(),
             e_rem: Default::default(),
             err_now: Default::default(),
-            done_now: Default::default(),
-            d_done: Default::default(),
             l_take: Default::default(),
             l_ok: Default::default(),
             l_bidx: Default::default(),
@@ -297,7 +257,6 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             issue_end: Default::default(),
             issue_rem: Default::default(),
             i_class: TagClass::new(),
-            dbusy_n: Default::default(),
         }
     }
 }
@@ -312,40 +271,27 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, d_busy, err, d_done, l_take, l_ok, l_bidx, l_data, r_base, r_bidx,
-            r_plen, r_chan, r_desc, r_ok, r_tag, r_rem, w_we, w_clear, w_tag, w_rem, wd_we,
-            wd_clear, wd_chan, wd_rem
+            self, clock, state, err, l_take, l_ok, l_bidx, l_data, r_base, r_bidx, r_plen, r_chan,
+            r_desc, r_ok, r_tag, r_rem
         );
         self.tags.clock.next = self.clock.val();
         for c in 0..C {
             self.order[c].clock.next = self.clock.val();
             self.order[c].reset.next = self.reset.val();
-            self.d_rem[c].clock.next = self.clock.val();
-            self.d_rem[c].d.next = self.d_rem[c].q.val();
             self.avail[c].next = self.order[c].avail.val();
             self.issue_idx[c].next = self.order[c].next_index.val();
         }
 
         // Last cycle's completion's counts: written now, and seen by every reader now
         // as if written last cycle.
-        self.w_value.next = self.w_rem.q.val();
-        if self.w_clear.q.val() {
-            self.w_value.next = 0.into();
-        }
-        self.wd_value.next = self.wd_rem.q.val();
-        if self.wd_clear.q.val() {
-            self.wd_value.next = 0.into();
-        }
-        self.tags.dec.next = self.w_we.q.val();
-        self.tags.dec_tag.next = self.w_tag.q.val();
-        self.tags.dec_rem.next = self.w_value.val();
-        for c in 0..C {
-            self.d_rem_now[c].next = self.d_rem[c].q.val();
-            if self.wd_we.q.val() && (self.wd_chan.q.val().index() == c) {
-                self.d_rem_now[c].next = self.wd_value.val();
-                self.d_rem[c].d.next = self.wd_value.val();
-            }
-        }
+        self.count.clock.next = self.clock.val();
+        self.count.reset.next = self.reset.val();
+        self.tags.dec.next = self.count.pending.val();
+        self.tags.dec_tag.next = self.count.pending_key.val();
+        self.tags.dec_rem.next = self.count.value.val();
+        self.fetches.clock.next = self.clock.val();
+        self.fetches.reset.next = self.reset.val();
+        self.fetches.chan_reset.next = self.chan_reset.val();
 
         // The beat on the input as a header. The table is read at its tag field whatever
         // the state: only a header beat's answer is used (payload beats count from
@@ -353,17 +299,17 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.header.data.next = self.cpl.data.val();
         self.tags.lookup_tag.next = self.header.tag.val();
         self.lookup_rem.next = self.tags.lookup_rem.val();
-        if self.w_we.q.val() && (self.w_tag.q.val() == self.header.tag.val()) {
-            self.lookup_rem.next = self.w_value.val();
+        if self.count.pending.val() && (self.count.pending_key.val() == self.header.tag.val()) {
+            self.lookup_rem.next = self.count.value.val();
         }
         self.header.lookup_start.next = self.tags.lookup_start.val();
         self.header.lookup_len.next = self.tags.lookup_len.val();
         self.header.lookup_rem.next = self.lookup_rem.val();
         for c in 0..C {
             self.header.t_busy[c].next = self.order[c].busy.val();
-            self.header.d_rem[c].next = self.d_rem_now[c].val();
+            self.header.d_rem[c].next = self.fetches.rem[c].val();
         }
-        self.header.d_busy.next = self.d_busy.q.val();
+        self.header.d_busy.next = self.fetches.busy.val();
 
         // The completion in progress.
         self.e_base.next = self.r_base.q.val();
@@ -407,29 +353,29 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.desc_idx.next = self.lanes.desc_idx.val();
         self.desc_tag.next = self.r_tag.q.val();
         self.desc_data.next = self.l_data.q.val();
-        self.desc_done.next = self.d_done.q.val();
+        self.desc_done.next = self.fetches.done.val();
 
         // Header: account for the completion; payload beats follow in Data. Its counts
-        // are written next cycle (`w_*`, `wd_*`).
+        // are written next cycle (`count`, `fetches`).
         self.e_rem.next = self.r_rem.q.val();
         if self.state.q.val() == ReassemblyState::Header {
             self.e_rem.next = self.lookup_rem.val();
         }
         for c in 0..C {
             if self.e_desc.val() && (self.e_chan.val().index() == c) {
-                self.e_rem.next = self.d_rem_now[c].val();
+                self.e_rem.next = self.fetches.rem[c].val();
             }
         }
         self.fail_data.next = false;
         self.fail_desc.next = false;
-        self.w_we.d.next = false;
-        self.w_clear.d.next = false;
-        self.w_tag.d.next = self.e_tag.val();
-        self.w_rem.d.next = self.e_rem.val() - self.e_plen.val().get_bits::<8>(0);
-        self.wd_we.d.next = false;
-        self.wd_clear.d.next = false;
-        self.wd_chan.d.next = self.e_chan.val();
-        self.wd_rem.d.next = self.e_rem.val() - self.e_plen.val().get_bits::<8>(0);
+        self.count.we.next = false;
+        self.count.clear.next = false;
+        self.count.key.next = self.e_tag.val();
+        self.count.rem.next = self.e_rem.val() - self.e_plen.val().get_bits::<8>(0);
+        self.fetches.count_we.next = false;
+        self.fetches.count_clear.next = false;
+        self.fetches.count_chan.next = self.e_chan.val();
+        self.fetches.count_rem.next = self.e_rem.val() - self.e_plen.val().get_bits::<8>(0);
         self.cpl_error.next = self.err.q.val();
         self.err_now.next = 0.into();
         self.cpl_seen.next = 0.into();
@@ -472,16 +418,16 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         }
         // The last beat: the DWs are in place (next cycle), count them.
         if self.take.val() && self.cpl.eop.val() && self.e_ok.val() {
-            self.w_we.d.next = !self.e_desc.val();
-            self.wd_we.d.next = self.e_desc.val();
+            self.count.we.next = !self.e_desc.val();
+            self.fetches.count_we.next = self.e_desc.val();
         }
         if self.fail_data.val() {
-            self.w_we.d.next = true;
-            self.w_clear.d.next = true;
+            self.count.we.next = true;
+            self.count.clear.next = true;
         }
         if self.fail_desc.val() {
-            self.wd_we.d.next = true;
-            self.wd_clear.d.next = true;
+            self.fetches.count_we.next = true;
+            self.fetches.count_clear.next = true;
         }
 
         // Issue: record where the read's data goes.
@@ -499,59 +445,38 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
                 && (self.i_class.chan.val().index() == c);
             self.order[c].issue_index.next = self.i_class.index.val();
         }
-        self.dbusy_n.next = self.d_busy.q.val();
-        for c in 0..C {
-            if self.issue_valid.val()
-                && self.i_class.is_desc.val()
-                && (self.i_class.chan.val().index() == c)
-            {
-                self.dbusy_n.next = self.dbusy_n.val().replace_bit(c, true);
-                self.d_rem[c].d.next = self.issue_len_dw.val();
-            }
-        }
+        self.fetches.issue.next = self.issue_valid.val() && self.i_class.is_desc.val();
+        self.fetches.issue_chan.next = self.i_class.chan.val();
+        self.fetches.issue_len_dw.next = self.issue_len_dw.val();
 
-        // Retirement, oldest read first per channel; descriptor fetches finish alone.
-        self.done_now.next = 0.into();
+        // Retirement, oldest read first per channel (descriptor fetches finish alone).
         self.can_issue.next = 0.into();
         self.idle.next = 0.into();
         for c in 0..C {
             // Channel c's oldest read has tag 8c + its index.
             self.tags.retire_idx[c].next = self.order[c].oldest.val();
             self.retire_rem[c].next = self.tags.retire_rem[c].val();
-            if self.w_we.q.val()
-                && (self.w_tag.q.val().get_bits::<5>(3).index() == c)
-                && (self.w_tag.q.val().get_bits::<3>(0) == self.order[c].oldest.val())
+            if self.count.pending.val()
+                && (self.count.pending_key.val().get_bits::<5>(3).index() == c)
+                && (self.count.pending_key.val().get_bits::<3>(0) == self.order[c].oldest.val())
             {
-                self.retire_rem[c].next = self.w_value.val();
+                self.retire_rem[c].next = self.count.value.val();
             }
             self.order[c].retire_rem.next = self.retire_rem[c].val();
             self.order[c].retire_end.next = self.tags.retire_end[c].val();
             self.order[c].chan_reset.next = self.chan_reset.val().get_bit(c);
-            if self.d_busy.q.val().get_bit(c) && (self.d_rem_now[c].val() == 0) {
-                self.done_now.next = self.done_now.val().replace_bit(c, true);
-                self.dbusy_n.next = self.dbusy_n.val().replace_bit(c, false);
-            }
             if self.order[c].can_issue.val() {
                 self.can_issue.next = self.can_issue.val().replace_bit(c, true);
             }
-            if self.order[c].none_outstanding.val() && !self.d_busy.q.val().get_bit(c) {
+            if self.order[c].none_outstanding.val() && !self.fetches.busy.val().get_bit(c) {
                 self.idle.next = self.idle.val().replace_bit(c, true);
-            }
-            if self.chan_reset.val().get_bit(c) {
-                self.dbusy_n.next = self.dbusy_n.val().replace_bit(c, false);
             }
         }
 
-        self.d_busy.d.next = self.dbusy_n.val();
         self.err.d.next = self.err_now.val();
-        self.d_done.d.next = self.done_now.val();
         if self.reset.val() {
             self.state.d.next = ReassemblyState::Header;
-            self.w_we.d.next = false;
-            self.wd_we.d.next = false;
-            self.d_busy.d.next = 0.into();
             self.err.d.next = 0.into();
-            self.d_done.d.next = 0.into();
             self.l_take.d.next = false;
         }
     }

@@ -60,12 +60,28 @@ fn dmac_datapath_blocks_lint_clean() {
     );
     lint(&mut super::tag_table::TagTable::<C>::new(), "dma_tag_table");
     lint(
+        &mut super::desc_fetches::DescFetches::<C, CB>::new(),
+        "dma_desc_fetches",
+    );
+    lint(
+        &mut super::pending_count::PendingCount::<8>::default(),
+        "dma_pending_count",
+    );
+    lint(
         &mut super::round_robin::RoundRobin::<C, CB>::new(),
         "dma_round_robin",
     );
     lint(
         &mut super::write_gen::WriteGen::<C, CB>::new(),
         "dma_write_gen",
+    );
+    lint(
+        &mut super::write_beat::WriteBeat::<C, CB>::new(),
+        "dma_write_beat",
+    );
+    lint(
+        &mut super::mwr_header::MwrHeader::default(),
+        "dma_mwr_header",
     );
 }
 

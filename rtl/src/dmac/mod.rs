@@ -25,8 +25,12 @@
 //!   data reads in issue order (the oldest, `avail`), `tag_class` tells its tags apart,
 //!   `cpl_header` checks a completion's header against the read its tag names,
 //!   `cpl_lanes` puts a beat's lanes into the banks, at the rows `ring_rows` gives
-//!   (the write generator reads by the same rule).
-//! - `write_gen`: round-robin MWr issue from the reorder buffer, plus one-DW notifications.
+//!   (the write generator reads by the same rule), `desc_fetches` counts each channel's
+//!   descriptor fetch, and `pending_count` holds a completion's count for the cycle
+//!   before it is written.
+//! - `write_gen`: round-robin MWr issue from the reorder buffer, plus one-DW notifications;
+//!   `mwr_header` forms the MWr's header, `write_beat` each beat's lanes (bank reads,
+//!   then header, value or bank data).
 //! - `dest_route`: the crossbar destination of a write address.
 //!
 //! Register and descriptor formats: `peach2_regmap::dma`.
@@ -39,16 +43,20 @@ pub mod cpl_watchdog;
 pub mod cursor;
 pub mod data_cursors;
 pub mod desc_check;
+pub mod desc_fetches;
 pub mod desc_ram;
 pub mod desc_regs;
 pub mod dest_route;
 pub mod end_writes;
+pub mod mwr_header;
+pub mod pending_count;
 pub mod read_order;
 pub mod read_req;
 pub mod ring_rows;
 pub mod round_robin;
 pub mod tag_class;
 pub mod tag_table;
+pub mod write_beat;
 pub mod write_gen;
 
 #[cfg(test)]

@@ -3,15 +3,16 @@
 //! chose. Data writes take their payload from the reorder buffer; one-DW notification
 //! and MSI writes carry a value from the channel.
 //!
-//! Two stages: A presents the reorder buffer's four bank addresses for one beat (bank =
-//! ring position mod 4, so a beat's four payload DWs are in four banks whatever the lane
-//! rotation the header causes); B, a cycle later, puts the header, value or bank data in
-//! each lane and pushes the beat into an 8-beat output FIFO. A issues only while the FIFO
-//! has room for what is in flight, and picks the next TLP in the cycle it issues the last
-//! beat of the current one, so back-to-back TLPs leave one beat per cycle.
+//! The picked write's header is formed at once (`mwr_header`) and registered with the
+//! TLP; its beats go out in two stages (`write_beat`): the reorder buffer's four bank
+//! addresses for a beat, then a cycle later the header, value or bank data in each lane,
+//! into an 8-beat output FIFO. A beat is issued only while the FIFO has room for what is
+//! in flight, and the next TLP is picked in the cycle the current one's last beat is
+//! issued, so back-to-back TLPs leave one beat per cycle.
 
-use super::ring_rows::RingRows;
+use super::mwr_header::MwrHeader;
 use super::round_robin::RoundRobin;
+use super::write_beat::WriteBeat;
 use crate::stream::fifo::TlpFifo;
 use crate::stream::TlpSource;
 use rust_hdl::prelude::*;
@@ -49,50 +50,52 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     pub wr_done: Signal<Out, Bits<C>>,
     /// Reorder buffer read address per bank.
     pub bank_raddr: [Signal<Out, Bits<10>>; 4],
+    /// The beats on their way out (8 beats).
     fifo: TlpFifo<3, 4>,
+    /// The channel picked last (the round robin starts after it).
     last: DFF<Bits<CB>>,
+    /// A TLP is being issued (the `a_*` registers hold it).
     busy: DFF<Bit>,
+    /// The TLP being issued: its channel.
     a_chan: DFF<Bits<CB>>,
+    /// Its header DWs.
     a_hdr: [DFF<Bits<32>>; 4],
-    a_h: DFF<Bits<9>>,
+    /// Its header DWs: 3 or 4.
+    a_hdr_dws: DFF<Bits<9>>,
+    /// Its DWs, header and payload.
     a_total: DFF<Bits<9>>,
+    /// Lane index of the next beat's lane 0.
     a_tidx: DFF<Bits<9>>,
+    /// Ring position of lane index 0.
     a_cur: DFF<Bits<16>>,
+    /// It carries `a_value`, not reorder-buffer data.
     a_imm: DFF<Bit>,
+    /// The one-DW write's value.
     a_value: DFF<Bits<32>>,
+    /// Its crossbar destination.
     a_dest: DFF<Bits<3>>,
-    sb_valid: DFF<Bit>,
-    sb_sel: [DFF<Bits<2>>; 4],
-    sb_const_lane: DFF<Bits<4>>,
-    sb_const: [DFF<Bits<32>>; 4],
-    sb_sop: DFF<Bit>,
-    sb_eop: DFF<Bit>,
-    sb_empty: DFF<Bits<2>>,
-    sb_dest: DFF<Bits<3>>,
+    /// The next channel to serve among those wanting a write.
     rr: RoundRobin<C, CB>,
+    /// The picked channel's write: its header.
+    header: MwrHeader,
+    /// The current TLP's beat, into the FIFO.
+    beat: WriteBeat<C, CB>,
+    /// The channel picked.
     pick: Signal<Local, Bits<CB>>,
+    /// A beat is issued this cycle.
     issue: Signal<Local, Bit>,
-    last_beat: Signal<Local, Bit>,
-    /// The lane index after this beat.
-    tidx_next: Signal<Local, Bits<9>>,
+    /// The picked write is taken this cycle.
     take: Signal<Local, Bit>,
-    g_addr: Signal<Local, Bits<64>>,
+    /// The picked channel's payload DWs.
     g_len: Signal<Local, Bits<7>>,
+    /// Its first payload DW's ring position.
     g_pos: Signal<Local, Bits<16>>,
+    /// Its destination.
     g_dest: Signal<Local, Bits<3>>,
+    /// Its one-DW value.
     g_value: Signal<Local, Bits<32>>,
+    /// It is a one-DW value write.
     g_imm: Signal<Local, Bit>,
-    g_is4: Signal<Local, Bit>,
-    g_h: Signal<Local, Bits<9>>,
-    g_be: Signal<Local, Bits<32>>,
-    qb: Signal<Local, Bits<16>>,
-    q: [Signal<Local, Bits<16>>; 4],
-    t: [Signal<Local, Bits<9>>; 4],
-    /// Per lane: its bank row.
-    rows: RingRows<C, CB>,
-    ring: Signal<Local, Bits<4>>,
-    lane: [Signal<Local, Bits<32>>; 4],
-    swapped: Signal<Local, Bits<32>>,
 }
 
 impl<const C: usize, const CB: usize> WriteGen<C, CB> {
@@ -120,43 +123,24 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             busy: Default::default(),
             a_chan: Default::default(),
             a_hdr: Default::default(),
-            a_h: Default::default(),
+            a_hdr_dws: Default::default(),
             a_total: Default::default(),
             a_tidx: Default::default(),
             a_cur: Default::default(),
             a_imm: Default::default(),
             a_value: Default::default(),
             a_dest: Default::default(),
-            sb_valid: Default::default(),
-            sb_sel: Default::default(),
-            sb_const_lane: Default::default(),
-            sb_const: Default::default(),
-            sb_sop: Default::default(),
-            sb_eop: Default::default(),
-            sb_empty: Default::default(),
-            sb_dest: Default::default(),
             rr: RoundRobin::new(),
+            header: MwrHeader::default(),
+            beat: WriteBeat::new(),
             pick: Default::default(),
             issue: Default::default(),
-            last_beat: Default::default(),
-            tidx_next: Default::default(),
             take: Default::default(),
-            g_addr: Default::default(),
             g_len: Default::default(),
             g_pos: Default::default(),
             g_dest: Default::default(),
             g_value: Default::default(),
             g_imm: Default::default(),
-            g_is4: Default::default(),
-            g_h: Default::default(),
-            g_be: Default::default(),
-            qb: Default::default(),
-            q: Default::default(),
-            t: Default::default(),
-            rows: RingRows::new(),
-            ring: Default::default(),
-            lane: Default::default(),
-            swapped: Default::default(),
         }
     }
 }
@@ -171,32 +155,12 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            last,
-            busy,
-            a_chan,
-            a_h,
-            a_total,
-            a_tidx,
-            a_cur,
-            a_imm,
-            a_value,
-            a_dest,
-            sb_valid,
-            sb_const_lane,
-            sb_sop,
-            sb_eop,
-            sb_empty,
-            sb_dest
+            self, clock, last, busy, a_chan, a_hdr_dws, a_total, a_tidx, a_cur, a_imm, a_value,
+            a_dest
         );
         for k in 0..4 {
             self.a_hdr[k].clock.next = self.clock.val();
             self.a_hdr[k].d.next = self.a_hdr[k].q.val();
-            self.sb_sel[k].clock.next = self.clock.val();
-            self.sb_sel[k].d.next = self.sb_sel[k].q.val();
-            self.sb_const[k].clock.next = self.clock.val();
-            self.sb_const[k].d.next = self.sb_const[k].q.val();
         }
         self.fifo.clock.next = self.clock.val();
         self.fifo.reset.next = self.reset.val();
@@ -211,78 +175,38 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.out.valid.next = self.fifo.source.valid.val();
         self.fifo.source.ready.next = self.out.ready.val();
 
-        // Stage A: the beat of the current TLP whose bank addresses go out now.
+        // The current TLP's next beat, issued while the FIFO has room for what is in
+        // flight; it enters the FIFO a cycle later.
         self.issue.next =
             self.busy.q.val() && (self.fifo.fill.val() < 6) && self.fifo.sink.ready.val();
-        self.tidx_next.next = self.a_tidx.q.val() + 4;
-        self.last_beat.next = self.tidx_next.val() >= self.a_total.q.val();
-        self.qb.next = self.a_cur.q.val() + bit_cast::<16, 9>(self.a_tidx.q.val());
-        self.q[0].next = self.qb.val();
-        self.q[1].next = self.qb.val() + 1;
-        self.q[2].next = self.qb.val() + 2;
-        self.q[3].next = self.qb.val() + 3;
-        self.t[0].next = self.a_tidx.q.val();
-        self.t[1].next = self.a_tidx.q.val() + 1;
-        self.t[2].next = self.a_tidx.q.val() + 2;
-        self.t[3].next = self.a_tidx.q.val() + 3;
-        self.rows.chan.next = self.a_chan.q.val();
-        for l in 0..4 {
-            self.rows.pos[l].next = self.q[l].val();
+        self.beat.clock.next = self.clock.val();
+        self.beat.reset.next = self.reset.val();
+        self.beat.issue.next = self.issue.val();
+        self.beat.chan.next = self.a_chan.q.val();
+        for k in 0..4 {
+            self.beat.hdr[k].next = self.a_hdr[k].q.val();
+            self.beat.bank_rdata[k].next = self.bank_rdata[k].val();
+            self.bank_raddr[k].next = self.beat.bank_raddr[k].val();
         }
-        // Register byte k is wire byte k: the value goes into the lane byte-swapped.
-        self.swapped.next = (bit_cast::<32, 8>(self.a_value.q.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.a_value.q.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.a_value.q.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.a_value.q.val().get_bits::<8>(24));
-        self.ring.next = 0.into();
-        for l in 0..4 {
-            self.bank_raddr[l].next = self.rows.row[l].val();
-        }
-        for l in 0..4 {
-            if self.issue.val() {
-                self.sb_const[l].d.next = 0.into();
-                if self.t[l].val() < self.a_h.q.val() {
-                    self.sb_const[l].d.next = self.a_hdr[l].q.val();
-                } else if self.t[l].val() < self.a_total.q.val() {
-                    if self.a_imm.q.val() {
-                        self.sb_const[l].d.next = self.swapped.val();
-                    } else {
-                        self.sb_sel[l].d.next = self.q[l].val().get_bits::<2>(0);
-                        self.ring.next = self.ring.val().replace_bit(l, true);
-                    }
-                }
-            }
-        }
-        if self.issue.val() {
-            self.sb_const_lane.d.next = !self.ring.val();
-        }
-        for b in 0..4 {
-            for l in 0..4 {
-                if self.ring.val().get_bit(l) && (self.q[l].val().get_bits::<2>(0).index() == b) {
-                    self.bank_raddr[b].next = self.rows.row[l].val();
-                }
-            }
-        }
-        self.sb_valid.d.next = self.issue.val();
+        self.beat.hdr_dws.next = self.a_hdr_dws.q.val();
+        self.beat.total.next = self.a_total.q.val();
+        self.beat.tidx.next = self.a_tidx.q.val();
+        self.beat.cur.next = self.a_cur.q.val();
+        self.beat.imm.next = self.a_imm.q.val();
+        self.beat.value.next = self.a_value.q.val();
+        self.beat.dest.next = self.a_dest.q.val();
+        self.fifo.sink.valid.next = self.beat.out_valid.val();
+        self.fifo.sink.data.next = self.beat.out_data.val();
+        self.fifo.sink.sop.next = self.beat.out_sop.val();
+        self.fifo.sink.eop.next = self.beat.out_eop.val();
+        self.fifo.sink.empty.next = self.beat.out_empty.val();
+        self.fifo.sink.dest.next = self.beat.out_dest.val();
+        self.fifo.sink.src.next = 4.into();
+        self.fifo.sink.unsupported.next = false;
         self.wr_done.next = 0.into();
         if self.issue.val() {
-            self.sb_sop.d.next = self.a_tidx.q.val() == 0;
-            self.sb_eop.d.next = self.last_beat.val();
-            self.sb_empty.d.next = 0.into();
-            if self.last_beat.val() {
-                if self.a_total.q.val().get_bits::<2>(0) == 1 {
-                    self.sb_empty.d.next = 3.into();
-                }
-                if self.a_total.q.val().get_bits::<2>(0) == 2 {
-                    self.sb_empty.d.next = 2.into();
-                }
-                if self.a_total.q.val().get_bits::<2>(0) == 3 {
-                    self.sb_empty.d.next = 1.into();
-                }
-            }
-            self.sb_dest.d.next = self.a_dest.q.val();
             self.a_tidx.d.next = self.a_tidx.q.val() + 4;
-            if self.last_beat.val() {
+            if self.beat.last_beat.val() {
                 self.busy.d.next = false;
                 for c in 0..C {
                     if self.a_chan.q.val().index() == c {
@@ -296,59 +220,40 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.rr.request.next = self.wr_valid.val();
         self.rr.last.next = self.last.q.val();
         self.pick.next = self.rr.pick.val();
-        self.g_addr.next = self.wr_addr[0].val();
+        self.header.addr.next = self.wr_addr[0].val();
         self.g_len.next = self.wr_len_dw[0].val();
         self.g_pos.next = self.wr_pos[0].val();
         self.g_dest.next = self.wr_dest[0].val();
         self.g_value.next = self.wr_value[0].val();
+        self.g_imm.next = false;
         for c in 0..C {
             if self.pick.val().index() == c {
-                self.g_addr.next = self.wr_addr[c].val();
+                self.header.addr.next = self.wr_addr[c].val();
                 self.g_len.next = self.wr_len_dw[c].val();
                 self.g_pos.next = self.wr_pos[c].val();
                 self.g_dest.next = self.wr_dest[c].val();
                 self.g_value.next = self.wr_value[c].val();
+                self.g_imm.next = self.wr_imm.val().get_bit(c);
             }
         }
-        self.g_imm.next = false;
-        for c in 0..C {
-            if (self.pick.val().index() == c) && self.wr_imm.val().get_bit(c) {
-                self.g_imm.next = true;
-            }
-        }
-        self.g_is4.next = self.g_addr.val().get_bits::<32>(32) != 0;
-        self.g_h.next = 3.into();
-        if self.g_is4.val() {
-            self.g_h.next = 4.into();
-        }
-        self.g_be.next = 0xFF.into();
-        if self.g_len.val() == 1 {
-            self.g_be.next = 0x0F.into();
-        }
+        self.header.len_dw.next = self.g_len.val();
+        self.header.requester_id.next = self.requester_id.val();
         self.take.next = (self.wr_valid.val() != 0)
-            && (!self.busy.q.val() || (self.issue.val() && self.last_beat.val()));
+            && (!self.busy.q.val() || (self.issue.val() && self.beat.last_beat.val()));
         self.wr_grant.next = 0.into();
         if self.take.val() {
             self.last.d.next = self.pick.val();
             self.busy.d.next = true;
             self.a_chan.d.next = self.pick.val();
-            self.a_h.d.next = self.g_h.val();
-            self.a_total.d.next = self.g_h.val() + bit_cast::<9, 7>(self.g_len.val());
+            self.a_hdr_dws.d.next = self.header.hdr_dws.val();
+            self.a_total.d.next = self.header.hdr_dws.val() + bit_cast::<9, 7>(self.g_len.val());
             self.a_tidx.d.next = 0.into();
-            self.a_cur.d.next = self.g_pos.val() - bit_cast::<16, 9>(self.g_h.val());
+            self.a_cur.d.next = self.g_pos.val() - bit_cast::<16, 9>(self.header.hdr_dws.val());
             self.a_imm.d.next = self.g_imm.val();
             self.a_value.d.next = self.g_value.val();
             self.a_dest.d.next = self.g_dest.val();
-            // MWr: fmt 010 (3-DW) or 011 (4-DW), type 0, TC 0, length; tag 0.
-            self.a_hdr[0].d.next = 0x4000_0000 | bit_cast::<32, 7>(self.g_len.val());
-            self.a_hdr[1].d.next =
-                (bit_cast::<32, 16>(self.requester_id.val()) << 16) | self.g_be.val();
-            self.a_hdr[2].d.next = self.g_addr.val().get_bits::<32>(0) & 0xFFFF_FFFCu64;
-            self.a_hdr[3].d.next = 0.into();
-            if self.g_is4.val() {
-                self.a_hdr[0].d.next = 0x6000_0000 | bit_cast::<32, 7>(self.g_len.val());
-                self.a_hdr[2].d.next = self.g_addr.val().get_bits::<32>(32);
-                self.a_hdr[3].d.next = self.g_addr.val().get_bits::<32>(0) & 0xFFFF_FFFCu64;
+            for k in 0..4 {
+                self.a_hdr[k].d.next = self.header.dw[k].val();
             }
             for c in 0..C {
                 if self.pick.val().index() == c {
@@ -357,30 +262,8 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
             }
         }
 
-        // Stage B: the lanes of the beat whose bank data is on `bank_rdata` now.
-        for l in 0..4 {
-            self.lane[l].next = self.sb_const[l].q.val();
-            for b in 0..4 {
-                if !self.sb_const_lane.q.val().get_bit(l) && (self.sb_sel[l].q.val().index() == b) {
-                    self.lane[l].next = self.bank_rdata[b].val();
-                }
-            }
-        }
-        self.fifo.sink.valid.next = self.sb_valid.q.val();
-        self.fifo.sink.data.next = bit_cast::<128, 32>(self.lane[0].val())
-            | (bit_cast::<128, 32>(self.lane[1].val()) << 32)
-            | (bit_cast::<128, 32>(self.lane[2].val()) << 64)
-            | (bit_cast::<128, 32>(self.lane[3].val()) << 96);
-        self.fifo.sink.sop.next = self.sb_sop.q.val();
-        self.fifo.sink.eop.next = self.sb_eop.q.val();
-        self.fifo.sink.empty.next = self.sb_empty.q.val();
-        self.fifo.sink.dest.next = self.sb_dest.q.val();
-        self.fifo.sink.src.next = 4.into();
-        self.fifo.sink.unsupported.next = false;
-
         if self.reset.val() {
             self.busy.d.next = false;
-            self.sb_valid.d.next = false;
             self.last.d.next = 0.into();
         }
     }
