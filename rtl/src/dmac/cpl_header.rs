@@ -32,8 +32,6 @@ pub struct CplHeader<const C: usize, const CB: usize> {
     pub tag: Signal<Out, Bits<8>>,
     /// The header's length field in DWs (0 means 1024).
     pub len: Signal<Out, Bits<11>>,
-    /// The tag is a data read's.
-    pub is_data: Signal<Out, Bit>,
     /// The tag is a descriptor fetch's.
     pub is_desc: Signal<Out, Bit>,
     /// The tag's channel.
@@ -75,7 +73,6 @@ impl<const C: usize, const CB: usize> CplHeader<C, CB> {
             d_busy: Default::default(),
             tag: Default::default(),
             len: Default::default(),
-            is_data: Default::default(),
             is_desc: Default::default(),
             chan: Default::default(),
             known: Default::default(),
@@ -107,7 +104,6 @@ impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
         self.bc_dw.next = bit_cast::<16, 10>(self.data.val().get_bits::<10>(34));
         self.tag.next = self.data.val().get_bits::<8>(72);
         self.tag_class.tag.next = self.data.val().get_bits::<8>(72);
-        self.is_data.next = self.tag_class.is_data.val();
         self.is_desc.next = self.tag_class.is_desc.val();
         self.chan.next = self.tag_class.chan.val();
         // CplD (fmt 010, type 01010), status SC, not poisoned, byte count a whole DW count.
@@ -218,7 +214,8 @@ mod tests {
             }
         }
 
-        /// (is_data, is_desc, chan, known, ok, base)
+        /// (is_data, is_desc, chan, known, ok, base); a known tag is a data read's
+        /// exactly when it is not a descriptor fetch's.
         fn expected(&self, c: u64) -> (bool, bool, u64, bool, bool, u64) {
             let field = |lo: u32, bits: u32| (self.data >> lo) as u64 & ((1 << bits) - 1);
             let (plen, bc_dw, tag) = (field(0, 10), field(34, 10), field(72, 8));
@@ -266,13 +263,8 @@ mod tests {
             uut.d_busy.next = case.d_busy.into();
             assert!(simulate(&mut uut, 100), "settles");
             let (is_data, is_desc, chan, known, ok, base) = case.expected(C as u64);
-            let got = (
-                uut.is_data.val(),
-                uut.is_desc.val(),
-                uut.known.val(),
-                uut.ok.val(),
-            );
-            assert_eq!(got, (is_data, is_desc, known, ok), "{:#x}", case.data);
+            let got = (uut.is_desc.val(), uut.known.val(), uut.ok.val());
+            assert_eq!(got, (is_desc, known, ok), "{:#x}", case.data);
             assert_eq!(uut.tag.val().to_u64(), (case.data >> 72) as u64 & 0xFF);
             assert_eq!(uut.len.val().to_u64(), case.data as u64 & 0x3FF);
             if is_data || is_desc {

@@ -28,6 +28,10 @@ fn dmac_datapath_blocks_lint_clean() {
         "dma_cpl_header",
     );
     lint(
+        &mut super::cpl_intake::CplIntake::<C, CB>::new(),
+        "dma_cpl_intake",
+    );
+    lint(
         &mut super::cpl_lanes::CplLanes::<C, CB>::new(),
         "dma_cpl_lanes",
     );

@@ -23,11 +23,11 @@
 //!   buffer, in-order retirement per channel, host descriptor delivery; `tag_table` is
 //!   its per-tag array (start, length, DWs to come), `read_order` each channel's
 //!   data reads in issue order (the oldest, `avail`), `tag_class` tells its tags apart,
-//!   `cpl_header` checks a completion's header against the read its tag names,
-//!   `cpl_lanes` puts a beat's lanes into the banks, at the rows `ring_rows` gives
-//!   (the write generator reads by the same rule), `desc_fetches` counts each channel's
-//!   descriptor fetch, and `pending_count` holds a completion's count for the cycle
-//!   before it is written.
+//!   `cpl_intake` takes the beats: `cpl_header` checks a completion's header against
+//!   the read its tag names, `cpl_lanes` puts a beat's lanes into the banks, at the rows
+//!   `ring_rows` gives (the write generator reads by the same rule); `desc_fetches`
+//!   counts each channel's descriptor fetch, and `pending_count` holds a completion's
+//!   count for the cycle before it is written.
 //! - `write_gen`: round-robin MWr issue from the reorder buffer, plus one-DW notifications;
 //!   `mwr_header` forms the MWr's header, `write_beat` each beat's lanes (bank reads,
 //!   then header, value or bank data).
@@ -37,6 +37,7 @@
 
 pub mod channel;
 pub mod cpl_header;
+pub mod cpl_intake;
 pub mod cpl_lanes;
 pub mod cpl_reassembly;
 pub mod cpl_watchdog;
@@ -63,6 +64,8 @@ pub mod write_gen;
 mod bandwidth_tests;
 #[cfg(test)]
 mod channel_count_tests;
+#[cfg(test)]
+mod cpl_intake_tests;
 #[cfg(test)]
 mod error_tests;
 #[cfg(test)]

@@ -1,0 +1,350 @@
+//! Completion beats into place, one per cycle, the header beat included: the header
+//! checked against the read its tag names (`cpl_header`), its fields held for its
+//! payload beats, each beat's lanes into the reorder buffer's banks or the channel's
+//! descriptor (`cpl_lanes`), and what the completion leaves of its read's count.
+//!
+//! A beat's lanes are written a cycle after it is taken: the beat and what its header
+//! found are registered (`l_*`, and the `r_*` the payload beats use anyway) between the
+//! header's checks and the lanes' placement, which would not fit one cycle together.
+//! The count (the DWs still to come after the completion's last beat, or 0 when it
+//! failed) goes out on `count_*` in the cycle of its last beat (of its header when it
+//! failed), and the reassembly stage writes it a cycle later, so a read's last DWs are
+//! in the banks before it can retire. A completion with an error status, the poison
+//! bit, no data, or a byte count / length that does not fit its read fails its channel
+//! (`cpl_error`, a cycle after the header, from a register: the header's checks are the
+//! DMA's deepest logic). A completion for a tag that is not outstanding is counted as
+//! unexpected and dropped.
+
+use super::cpl_header::CplHeader;
+use super::cpl_lanes::CplLanes;
+use crate::stream::TlpSink;
+use rust_hdl::prelude::*;
+
+/// Which beat of a completion comes next.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum IntakeState {
+    /// Waiting for (or taking) a completion's header beat.
+    Header,
+    /// Taking payload beats.
+    Data,
+}
+
+/// The completion intake of `C` channels (`CB` bits of channel number).
+#[derive(LogicBlock)]
+pub struct CplIntake<const C: usize, const CB: usize> {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Upstream: completions addressed to the DMA's tags (always taken).
+    pub cpl: TlpSink,
+    /// The input beat's tag field, where the tag table is read.
+    pub tag: Signal<Out, Bits<8>>,
+    /// The table's entry there: the read's first DW's ring position.
+    pub lookup_start: Signal<In, Bits<16>>,
+    /// Its length in DWs.
+    pub lookup_len: Signal<In, Bits<8>>,
+    /// Its DWs still to come (with the pending count write).
+    pub lookup_rem: Signal<In, Bits<8>>,
+    /// Per channel: its outstanding data tags (bit k: tag `8c + k`).
+    pub t_busy: [Signal<In, Bits<8>>; C],
+    /// Per channel: its descriptor fetch's DWs still to come.
+    pub d_rem: [Signal<In, Bits<8>>; C],
+    /// Per channel: a descriptor fetch is outstanding.
+    pub d_busy: Signal<In, Bits<C>>,
+    /// Write a read's count next cycle (a completion's last beat, or a failed header).
+    pub count_we: Signal<Out, Bit>,
+    /// ... to 0 (it failed), not to `count_rem`.
+    pub count_clear: Signal<Out, Bit>,
+    /// The read is a descriptor fetch (its channel's count), not data (its tag's).
+    pub count_desc: Signal<Out, Bit>,
+    /// The data read's tag.
+    pub count_tag: Signal<Out, Bits<8>>,
+    /// The read's channel.
+    pub count_chan: Signal<Out, Bits<CB>>,
+    /// The read's DWs still to come after the completion.
+    pub count_rem: Signal<Out, Bits<8>>,
+    /// Per channel pulse: a completion failed (the cycle after its header).
+    pub cpl_error: Signal<Out, Bits<C>>,
+    /// Per channel pulse: a completion arrived (timeout restart).
+    pub cpl_seen: Signal<Out, Bits<C>>,
+    /// Pulse: a completion matched no outstanding read.
+    pub cpl_unexpected: Signal<Out, Bit>,
+    /// Per bank: write the reorder buffer (a cycle after the beat).
+    pub bank_we: Signal<Out, Bits<4>>,
+    /// Per bank: row.
+    pub bank_addr: [Signal<Out, Bits<10>>; 4],
+    /// Per bank: data.
+    pub bank_data: [Signal<Out, Bits<32>>; 4],
+    /// Per lane: a fetched descriptor DW is on `desc_data` (a cycle after its beat).
+    pub desc_we: Signal<Out, Bits<4>>,
+    /// Per lane l: which DW of the descriptor (0..7), in bits 3l+2..3l.
+    pub desc_idx: Signal<Out, Bits<12>>,
+    /// The beat's lanes (wire order).
+    pub desc_data: Signal<Out, Bits<128>>,
+    /// The tag of the descriptor fetch the DWs belong to (names the channel).
+    pub desc_tag: Signal<Out, Bits<8>>,
+    /// Header or payload beats next.
+    state: DFF<IntakeState>,
+    /// The beat on the input as a header, against the read its tag names.
+    header: CplHeader<C, CB>,
+    /// Per channel: the completion whose header was taken last cycle failed.
+    err: DFF<Bits<C>>,
+    // The completion taken, registered at its header for the payload beats after it:
+    /// Ring position of its first payload DW.
+    r_base: DFF<Bits<16>>,
+    /// Index of the next beat's lane 0 in the packet, in DWs (header DWs included).
+    r_bidx: DFF<Bits<11>>,
+    /// Payload DWs.
+    r_plen: DFF<Bits<11>>,
+    /// Channel.
+    r_chan: DFF<Bits<CB>>,
+    /// A descriptor fetch's completion (not data).
+    r_desc: DFF<Bit>,
+    /// It passed the checks (its payload is written).
+    r_ok: DFF<Bit>,
+    /// Its tag.
+    r_tag: DFF<Bits<8>>,
+    /// Its data read's DWs still to come, as the header found them (for the count at
+    /// its last beat: nothing else changes that tag's entry meanwhile).
+    r_rem: DFF<Bits<8>>,
+    // The completion being taken (from the header beat, or the registers after it).
+    /// See `r_base`.
+    e_base: Signal<Local, Bits<16>>,
+    /// See `r_bidx`.
+    e_bidx: Signal<Local, Bits<11>>,
+    /// See `r_plen`.
+    e_plen: Signal<Local, Bits<11>>,
+    /// See `r_chan`.
+    e_chan: Signal<Local, Bits<CB>>,
+    /// See `r_desc`.
+    e_desc: Signal<Local, Bit>,
+    /// See `r_ok`.
+    e_ok: Signal<Local, Bit>,
+    /// See `r_tag`.
+    e_tag: Signal<Local, Bits<8>>,
+    /// The DWs still expected by its read (data or descriptor).
+    e_rem: Signal<Local, Bits<8>>,
+    /// A beat is taken this cycle.
+    take: Signal<Local, Bit>,
+    /// A header beat is taken this cycle.
+    take_header: Signal<Local, Bit>,
+    /// The header taken this cycle names an outstanding read and fails.
+    fail: Signal<Local, Bit>,
+    /// Per channel: the header taken this cycle fails.
+    err_now: Signal<Local, Bits<C>>,
+    // The beat taken last cycle, for the lanes' placement this cycle (its completion's
+    // other fields are the `r_*` registers, which hold them from the cycle after its
+    // header on):
+    /// A beat was taken.
+    l_take: DFF<Bit>,
+    /// Its completion passed the checks (a header beat without SOP leaves the `r_*`
+    /// registers as they were, so `r_ok` would not say).
+    l_ok: DFF<Bit>,
+    /// Index of its lane 0 in the packet, in DWs (`r_bidx` already names the next beat's).
+    l_bidx: DFF<Bits<11>>,
+    /// Its lanes.
+    l_data: DFF<Bits<128>>,
+    /// The beat's lanes into the reorder buffer or the channel's descriptor.
+    lanes: CplLanes<C, CB>,
+}
+
+impl<const C: usize, const CB: usize> CplIntake<C, CB> {
+    /// Waiting for a header; panics on a channel count without a tag or ring layout.
+    pub fn new() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            cpl: Default::default(),
+            tag: Default::default(),
+            lookup_start: Default::default(),
+            lookup_len: Default::default(),
+            lookup_rem: Default::default(),
+            t_busy: array_init::array_init(|_| Default::default()),
+            d_rem: array_init::array_init(|_| Default::default()),
+            d_busy: Default::default(),
+            count_we: Default::default(),
+            count_clear: Default::default(),
+            count_desc: Default::default(),
+            count_tag: Default::default(),
+            count_chan: Default::default(),
+            count_rem: Default::default(),
+            cpl_error: Default::default(),
+            cpl_seen: Default::default(),
+            cpl_unexpected: Default::default(),
+            bank_we: Default::default(),
+            bank_addr: Default::default(),
+            bank_data: Default::default(),
+            desc_we: Default::default(),
+            desc_idx: Default::default(),
+            desc_data: Default::default(),
+            desc_tag: Default::default(),
+            state: Default::default(),
+            header: CplHeader::new(),
+            err: Default::default(),
+            r_base: Default::default(),
+            r_bidx: Default::default(),
+            r_plen: Default::default(),
+            r_chan: Default::default(),
+            r_desc: Default::default(),
+            r_ok: Default::default(),
+            r_tag: Default::default(),
+            r_rem: Default::default(),
+            e_base: Default::default(),
+            e_bidx: Default::default(),
+            e_plen: Default::default(),
+            e_chan: Default::default(),
+            e_desc: Default::default(),
+            e_ok: Default::default(),
+            e_tag: Default::default(),
+            e_rem: Default::default(),
+            take: Default::default(),
+            take_header: Default::default(),
+            fail: Default::default(),
+            err_now: Default::default(),
+            l_take: Default::default(),
+            l_ok: Default::default(),
+            l_bidx: Default::default(),
+            l_data: Default::default(),
+            lanes: CplLanes::new(),
+        }
+    }
+}
+
+impl<const C: usize, const CB: usize> Default for CplIntake<C, CB> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, err, l_take, l_ok, l_bidx, l_data, r_base, r_bidx, r_plen, r_chan,
+            r_desc, r_ok, r_tag, r_rem
+        );
+        self.cpl.ready.next = true;
+        self.take.next = self.cpl.valid.val();
+        self.take_header.next =
+            (self.state.q.val() == IntakeState::Header) && self.take.val() && self.cpl.sop.val();
+
+        // The beat on the input as a header. The table is read at its tag field whatever
+        // the state: only a header beat's answer is used (payload beats count from
+        // `r_rem`), so the read address does not wait for the state.
+        self.header.data.next = self.cpl.data.val();
+        self.tag.next = self.header.tag.val();
+        self.header.lookup_start.next = self.lookup_start.val();
+        self.header.lookup_len.next = self.lookup_len.val();
+        self.header.lookup_rem.next = self.lookup_rem.val();
+        for c in 0..C {
+            self.header.t_busy[c].next = self.t_busy[c].val();
+            self.header.d_rem[c].next = self.d_rem[c].val();
+        }
+        self.header.d_busy.next = self.d_busy.val();
+
+        // The completion in progress.
+        self.e_base.next = self.r_base.q.val();
+        self.e_bidx.next = self.r_bidx.q.val();
+        self.e_plen.next = self.r_plen.q.val();
+        self.e_chan.next = self.r_chan.q.val();
+        self.e_desc.next = self.r_desc.q.val();
+        self.e_ok.next = self.r_ok.q.val();
+        self.e_tag.next = self.r_tag.q.val();
+        self.e_rem.next = self.r_rem.q.val();
+        if self.state.q.val() == IntakeState::Header {
+            self.e_base.next = self.header.base.val();
+            self.e_bidx.next = 0.into();
+            self.e_plen.next = self.header.len.val();
+            self.e_chan.next = self.header.chan.val();
+            self.e_desc.next = self.header.is_desc.val();
+            self.e_ok.next = self.header.ok.val() && self.cpl.sop.val();
+            self.e_tag.next = self.header.tag.val();
+            self.e_rem.next = self.lookup_rem.val();
+        }
+        for c in 0..C {
+            if self.e_desc.val() && (self.e_chan.val().index() == c) {
+                self.e_rem.next = self.d_rem[c].val();
+            }
+        }
+        if self.take.val() {
+            self.r_bidx.d.next = self.e_bidx.val() + 4;
+        }
+        if self.take_header.val() {
+            self.r_base.d.next = self.e_base.val();
+            self.r_plen.d.next = self.e_plen.val();
+            self.r_chan.d.next = self.e_chan.val();
+            self.r_desc.d.next = self.e_desc.val();
+            self.r_ok.d.next = self.e_ok.val();
+            self.r_tag.d.next = self.e_tag.val();
+            self.r_rem.d.next = self.lookup_rem.val();
+            if !self.cpl.eop.val() {
+                self.state.d.next = IntakeState::Data;
+            }
+        }
+        if (self.state.q.val() == IntakeState::Data) && self.take.val() && self.cpl.eop.val() {
+            self.state.d.next = IntakeState::Header;
+        }
+
+        // The header's verdict: seen, failed (the read counts as finished: its channel
+        // stops on the error) or unexpected.
+        self.fail.next = false;
+        self.err_now.next = 0.into();
+        self.cpl_seen.next = 0.into();
+        self.cpl_unexpected.next = false;
+        self.cpl_error.next = self.err.q.val();
+        if self.take_header.val() {
+            if !self.header.known.val() {
+                self.cpl_unexpected.next = true;
+            } else {
+                self.fail.next = !self.header.ok.val();
+                for c in 0..C {
+                    if self.header.chan.val().index() == c {
+                        self.cpl_seen.next = self.cpl_seen.val().replace_bit(c, true);
+                        if !self.header.ok.val() {
+                            self.err_now.next = self.err_now.val().replace_bit(c, true);
+                        }
+                    }
+                }
+            }
+        }
+        // The last beat: the DWs are in place (next cycle), count them.
+        self.count_we.next =
+            (self.take.val() && self.cpl.eop.val() && self.e_ok.val()) || self.fail.val();
+        self.count_clear.next = self.fail.val();
+        self.count_desc.next = self.e_desc.val();
+        self.count_tag.next = self.e_tag.val();
+        self.count_chan.next = self.e_chan.val();
+        self.count_rem.next = self.e_rem.val() - self.e_plen.val().get_bits::<8>(0);
+
+        // The beat, registered; last cycle's beat's lanes into place.
+        self.l_take.d.next = self.take.val();
+        self.l_ok.d.next = self.e_ok.val();
+        self.l_bidx.d.next = self.e_bidx.val();
+        self.l_data.d.next = self.cpl.data.val();
+        self.lanes.take.next = self.l_take.q.val();
+        self.lanes.ok.next = self.l_ok.q.val();
+        self.lanes.desc.next = self.r_desc.q.val();
+        self.lanes.base.next = self.r_base.q.val();
+        self.lanes.bidx.next = self.l_bidx.q.val();
+        self.lanes.plen.next = self.r_plen.q.val();
+        self.lanes.chan.next = self.r_chan.q.val();
+        self.lanes.data.next = self.l_data.q.val();
+        self.bank_we.next = self.lanes.bank_we.val();
+        for b in 0..4 {
+            self.bank_addr[b].next = self.lanes.bank_addr[b].val();
+            self.bank_data[b].next = self.lanes.bank_data[b].val();
+        }
+        self.desc_we.next = self.lanes.desc_we.val();
+        self.desc_idx.next = self.lanes.desc_idx.val();
+        self.desc_tag.next = self.r_tag.q.val();
+        self.desc_data.next = self.l_data.q.val();
+
+        self.err.d.next = self.err_now.val();
+        if self.reset.val() {
+            self.state.d.next = IntakeState::Header;
+            self.err.d.next = 0.into();
+            self.l_take.d.next = false;
+        }
+    }
+}
