@@ -16,9 +16,10 @@
 //! `eop` beat has been accepted, so packets never interleave. An input's `ready` is the
 //! `ready` of the output it is granted to; an input without a grant is not ready.
 //!
-//! Arbitration: each output keeps `last`, the one-hot input whose grant it took last.
-//! Requests from inputs above `last` come first, lowest index first; without any, the
-//! search wraps to input 0. `last` moves only when a fresh grant's first beat is taken,
+//! Arbitration ([`OutputArbiter`]): each output keeps `last`, the one-hot input whose
+//! grant it took last. Requests from inputs above `last` come first, lowest index first;
+//! without any, the search wraps to input 0. `last` moves only when a fresh grant's first
+//! beat is taken,
 //! so a grant the output cannot accept yet is offered again, and with every input asking
 //! the grants go 0, 1, 2, 3, 4, 0, ...
 //!
@@ -27,20 +28,14 @@
 //! and discarded up to its `eop`, so a bad packet cannot block its input; `dropped`
 //! reports it, per input.
 //!
-//! Each output ends in a 2-entry skid buffer (`main`, `skid`): `sources[j]` comes from
-//! registers, and so does the readiness the switch sees (`!skid_valid`), so no
-//! combinational path crosses the block from the output side, and the second entry
-//! catches the beat already under way when the downstream drops `ready`. Latency: a beat
-//! taken at a sink in cycle t is offered at its source in cycle t+1; every output still
-//! moves one beat per cycle.
-//!
-//! All of this is one rust-hdl block on purpose: it was written when rust-hdl's one
-//! `always @(*)` per module made an arbiter or skid buffer child (written and read back in
-//! the same cycle) a false loop for Verilator (UNOPTFLAT). The export's split pass
-//! (`verilog::split`) has since removed that limit; the block is kept whole because its
-//! tests and figures are of it as one stage.
+//! Each output ends in a 2-entry skid buffer ([`TlpSkid`]): `sources[j]` comes from
+//! registers, and so does the readiness the switch sees, so no combinational path crosses
+//! the block from the output side. Latency: a beat taken at a sink in cycle t is offered
+//! at its source in cycle t+1; every output still moves one beat per cycle.
 
-use crate::stream::{TlpSink, TlpSource, DATA_BITS, ENDPOINT_BITS, NUM_ENDPOINTS};
+use super::arbiter::OutputArbiter;
+use crate::stream::skid::TlpSkid;
+use crate::stream::{TlpSink, TlpSource, ENDPOINT_BITS, NUM_ENDPOINTS};
 use rust_hdl::prelude::*;
 
 /// The crossbar's inputs: one per endpoint, and the completer's completions.
@@ -76,30 +71,15 @@ pub struct Crossbar {
     /// one cycle earlier; a one-cycle pulse per discarded packet, for a CSR counter.
     pub dropped: Signal<Out, Bits<INPUTS>>,
 
-    /// Per output: one-hot input whose grant was taken last; zero after reset.
-    last: [DFF<Bits<INPUTS>>; NUM_ENDPOINTS],
+    /// Per output: its round-robin arbiter.
+    arbiter: [OutputArbiter; NUM_ENDPOINTS],
     /// Per output: one-hot input holding it until its `eop` is accepted; zero when free.
     owner: [DFF<Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per input: discarding beats up to the current packet's `eop`.
     dropping: [DFF<Bit>; INPUTS],
     dropped_pulse: DFF<Bits<INPUTS>>,
-    // Per output: the skid buffer's two entries.
-    main_valid: [DFF<Bit>; NUM_ENDPOINTS],
-    main_data: [DFF<Bits<DATA_BITS>>; NUM_ENDPOINTS],
-    main_sop: [DFF<Bit>; NUM_ENDPOINTS],
-    main_eop: [DFF<Bit>; NUM_ENDPOINTS],
-    main_empty: [DFF<Bits<2>>; NUM_ENDPOINTS],
-    main_dest: [DFF<Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
-    main_src: [DFF<Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
-    main_unsupported: [DFF<Bit>; NUM_ENDPOINTS],
-    skid_valid: [DFF<Bit>; NUM_ENDPOINTS],
-    skid_data: [DFF<Bits<DATA_BITS>>; NUM_ENDPOINTS],
-    skid_sop: [DFF<Bit>; NUM_ENDPOINTS],
-    skid_eop: [DFF<Bit>; NUM_ENDPOINTS],
-    skid_empty: [DFF<Bits<2>>; NUM_ENDPOINTS],
-    skid_dest: [DFF<Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
-    skid_src: [DFF<Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
-    skid_unsupported: [DFF<Bit>; NUM_ENDPOINTS],
+    /// Per output: its skid buffer.
+    out: [TlpSkid; NUM_ENDPOINTS],
 
     /// Per input: holds or discards a packet already, so its head is not a new request.
     in_packet: [Signal<Local, Bit>; INPUTS],
@@ -111,27 +91,12 @@ pub struct Crossbar {
     want: [Signal<Local, Bits<INPUTS>>; INPUTS],
     /// Per output: one-hot inputs asking for it.
     request: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
-    /// Per output: requests from inputs above `last`.
-    after_last: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per output: one-hot winner of this cycle's arbitration.
     grant: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per output: one-hot input connected to it this cycle.
     sel: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
-    // Per output: the beat arriving from the selected input.
-    in_valid: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    in_data: [Signal<Local, Bits<DATA_BITS>>; NUM_ENDPOINTS],
-    in_sop: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    in_eop: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    in_empty: [Signal<Local, Bits<2>>; NUM_ENDPOINTS],
-    in_dest: [Signal<Local, Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
-    in_src: [Signal<Local, Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
-    in_unsupported: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    /// Per output: the skid buffer can take a beat (registered: no skid beat held).
-    can_take: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    /// Per output: a beat enters the output registers this cycle.
+    /// Per output: a beat enters its skid buffer this cycle.
     push: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    /// Per output: the downstream takes the `main` beat this cycle.
-    pop: [Signal<Local, Bit>; NUM_ENDPOINTS],
     /// Per output: `busy` before packing into the status vector.
     out_busy: [Signal<Local, Bit>; NUM_ENDPOINTS],
     /// Number of endpoints: a `dest` at or above it names none.
@@ -151,44 +116,18 @@ impl Crossbar {
             sources: Default::default(),
             busy: Default::default(),
             dropped: Default::default(),
-            last: Default::default(),
+            arbiter: Default::default(),
             owner: Default::default(),
             dropping: Default::default(),
             dropped_pulse: Default::default(),
-            main_valid: Default::default(),
-            main_data: Default::default(),
-            main_sop: Default::default(),
-            main_eop: Default::default(),
-            main_empty: Default::default(),
-            main_dest: Default::default(),
-            main_src: Default::default(),
-            main_unsupported: Default::default(),
-            skid_valid: Default::default(),
-            skid_data: Default::default(),
-            skid_sop: Default::default(),
-            skid_eop: Default::default(),
-            skid_empty: Default::default(),
-            skid_dest: Default::default(),
-            skid_src: Default::default(),
-            skid_unsupported: Default::default(),
+            out: Default::default(),
             in_packet: Default::default(),
             bad_head: Default::default(),
             want: Default::default(),
             request: Default::default(),
-            after_last: Default::default(),
             grant: Default::default(),
             sel: Default::default(),
-            in_valid: Default::default(),
-            in_data: Default::default(),
-            in_sop: Default::default(),
-            in_eop: Default::default(),
-            in_empty: Default::default(),
-            in_dest: Default::default(),
-            in_src: Default::default(),
-            in_unsupported: Default::default(),
-            can_take: Default::default(),
             push: Default::default(),
-            pop: Default::default(),
             out_busy: Default::default(),
             endpoints: Constant::new((NUM_ENDPOINTS as u64).into()),
             one: Constant::new(1.into()),
@@ -208,42 +147,12 @@ impl Logic for Crossbar {
     fn update(&mut self) {
         dff_setup!(self, clock, dropped_pulse);
         for k in 0..NUM_ENDPOINTS {
-            self.last[k].clock.next = self.clock.val();
-            self.last[k].d.next = self.last[k].q.val();
+            self.arbiter[k].clock.next = self.clock.val();
+            self.arbiter[k].reset.next = self.reset.val();
             self.owner[k].clock.next = self.clock.val();
             self.owner[k].d.next = self.owner[k].q.val();
-            self.main_valid[k].clock.next = self.clock.val();
-            self.main_valid[k].d.next = self.main_valid[k].q.val();
-            self.main_data[k].clock.next = self.clock.val();
-            self.main_data[k].d.next = self.main_data[k].q.val();
-            self.main_sop[k].clock.next = self.clock.val();
-            self.main_sop[k].d.next = self.main_sop[k].q.val();
-            self.main_eop[k].clock.next = self.clock.val();
-            self.main_eop[k].d.next = self.main_eop[k].q.val();
-            self.main_empty[k].clock.next = self.clock.val();
-            self.main_empty[k].d.next = self.main_empty[k].q.val();
-            self.main_dest[k].clock.next = self.clock.val();
-            self.main_dest[k].d.next = self.main_dest[k].q.val();
-            self.main_src[k].clock.next = self.clock.val();
-            self.main_src[k].d.next = self.main_src[k].q.val();
-            self.main_unsupported[k].clock.next = self.clock.val();
-            self.main_unsupported[k].d.next = self.main_unsupported[k].q.val();
-            self.skid_valid[k].clock.next = self.clock.val();
-            self.skid_valid[k].d.next = self.skid_valid[k].q.val();
-            self.skid_data[k].clock.next = self.clock.val();
-            self.skid_data[k].d.next = self.skid_data[k].q.val();
-            self.skid_sop[k].clock.next = self.clock.val();
-            self.skid_sop[k].d.next = self.skid_sop[k].q.val();
-            self.skid_eop[k].clock.next = self.clock.val();
-            self.skid_eop[k].d.next = self.skid_eop[k].q.val();
-            self.skid_empty[k].clock.next = self.clock.val();
-            self.skid_empty[k].d.next = self.skid_empty[k].q.val();
-            self.skid_dest[k].clock.next = self.clock.val();
-            self.skid_dest[k].d.next = self.skid_dest[k].q.val();
-            self.skid_src[k].clock.next = self.clock.val();
-            self.skid_src[k].d.next = self.skid_src[k].q.val();
-            self.skid_unsupported[k].clock.next = self.clock.val();
-            self.skid_unsupported[k].d.next = self.skid_unsupported[k].q.val();
+            self.out[k].clock.next = self.clock.val();
+            self.out[k].reset.next = self.reset.val();
         }
 
         for i in 0..INPUTS {
@@ -279,106 +188,61 @@ impl Logic for Crossbar {
                 | (((self.want[3].val() >> self.index[j].val()) & 1) << 3)
                 | (((self.want[4].val() >> self.index[j].val()) & 1) << 4)
                 | (((self.want[5].val() >> self.index[j].val()) & 1) << 5);
-            // Bits strictly above the one-hot `last` (none when `last` is zero).
-            self.after_last[j].next =
-                self.request[j].val() & !((self.last[j].q.val() - 1) | self.last[j].q.val());
-            // `x & (!x + 1)` isolates the lowest set bit.
-            if self.after_last[j].val().any() {
-                self.grant[j].next = self.after_last[j].val() & (!self.after_last[j].val() + 1);
-            } else {
-                self.grant[j].next = self.request[j].val() & (!self.request[j].val() + 1);
-            }
+            self.arbiter[j].request.next = self.request[j].val();
+            self.grant[j].next = self.arbiter[j].grant.val();
             if self.owner[j].q.val().any() {
                 self.sel[j].next = self.owner[j].q.val();
             } else {
                 self.sel[j].next = self.grant[j].val();
             }
 
-            self.in_valid[j].next = false;
-            self.in_data[j].next = 0.into();
-            self.in_sop[j].next = false;
-            self.in_eop[j].next = false;
-            self.in_empty[j].next = 0.into();
-            self.in_dest[j].next = 0.into();
-            self.in_src[j].next = 0.into();
-            self.in_unsupported[j].next = false;
+            self.out[j].sink.valid.next = false;
+            self.out[j].sink.data.next = 0.into();
+            self.out[j].sink.sop.next = false;
+            self.out[j].sink.eop.next = false;
+            self.out[j].sink.empty.next = 0.into();
+            self.out[j].sink.dest.next = 0.into();
+            self.out[j].sink.src.next = 0.into();
+            self.out[j].sink.unsupported.next = false;
             for i in 0..INPUTS {
                 if self.sel[j].val().get_bit(i) {
-                    self.in_valid[j].next = self.sinks[i].valid.val() && !self.reset.val();
-                    self.in_data[j].next = self.sinks[i].data.val();
-                    self.in_sop[j].next = self.sinks[i].sop.val();
-                    self.in_eop[j].next = self.sinks[i].eop.val();
-                    self.in_empty[j].next = self.sinks[i].empty.val();
-                    self.in_dest[j].next = self.sinks[i].dest.val();
-                    self.in_src[j].next = self.sinks[i].src.val();
-                    self.in_unsupported[j].next = self.sinks[i].unsupported.val();
+                    self.out[j].sink.valid.next = self.sinks[i].valid.val() && !self.reset.val();
+                    self.out[j].sink.data.next = self.sinks[i].data.val();
+                    self.out[j].sink.sop.next = self.sinks[i].sop.val();
+                    self.out[j].sink.eop.next = self.sinks[i].eop.val();
+                    self.out[j].sink.empty.next = self.sinks[i].empty.val();
+                    self.out[j].sink.dest.next = self.sinks[i].dest.val();
+                    self.out[j].sink.src.next = self.sinks[i].src.val();
+                    self.out[j].sink.unsupported.next = self.sinks[i].unsupported.val();
                 }
             }
-
-            self.can_take[j].next = !self.skid_valid[j].q.val() && !self.reset.val();
-            self.push[j].next = self.in_valid[j].val() && self.can_take[j].val();
+            self.push[j].next = self.out[j].sink.valid.val() && self.out[j].sink.ready.val();
             // The priority moves only when a fresh grant's first beat is taken.
-            if self.push[j].val() && !self.owner[j].q.val().any() {
-                self.last[j].d.next = self.grant[j].val();
-            }
+            self.arbiter[j].taken.next = self.push[j].val() && !self.owner[j].q.val().any();
             if self.push[j].val() {
-                if self.in_eop[j].val() {
+                if self.out[j].sink.eop.val() {
                     self.owner[j].d.next = 0.into();
                 } else {
                     self.owner[j].d.next = self.sel[j].val();
                 }
             }
-
-            self.sources[j].valid.next = self.main_valid[j].q.val() && !self.reset.val();
-            self.sources[j].data.next = self.main_data[j].q.val();
-            self.sources[j].sop.next = self.main_sop[j].q.val();
-            self.sources[j].eop.next = self.main_eop[j].q.val();
-            self.sources[j].empty.next = self.main_empty[j].q.val();
-            self.sources[j].dest.next = self.main_dest[j].q.val();
-            self.sources[j].src.next = self.main_src[j].q.val();
-            self.sources[j].unsupported.next = self.main_unsupported[j].q.val();
-            self.pop[j].next = self.sources[j].valid.val() && self.sources[j].ready.val();
-            if !self.main_valid[j].q.val() || self.pop[j].val() {
-                // `main` is free: refill it from `skid` first (that beat is older, and
-                // nothing is pushed while `skid` holds one).
-                if self.skid_valid[j].q.val() {
-                    self.main_valid[j].d.next = true;
-                    self.main_data[j].d.next = self.skid_data[j].q.val();
-                    self.main_sop[j].d.next = self.skid_sop[j].q.val();
-                    self.main_eop[j].d.next = self.skid_eop[j].q.val();
-                    self.main_empty[j].d.next = self.skid_empty[j].q.val();
-                    self.main_dest[j].d.next = self.skid_dest[j].q.val();
-                    self.main_src[j].d.next = self.skid_src[j].q.val();
-                    self.main_unsupported[j].d.next = self.skid_unsupported[j].q.val();
-                    self.skid_valid[j].d.next = false;
-                } else {
-                    self.main_valid[j].d.next = self.push[j].val();
-                    self.main_data[j].d.next = self.in_data[j].val();
-                    self.main_sop[j].d.next = self.in_sop[j].val();
-                    self.main_eop[j].d.next = self.in_eop[j].val();
-                    self.main_empty[j].d.next = self.in_empty[j].val();
-                    self.main_dest[j].d.next = self.in_dest[j].val();
-                    self.main_src[j].d.next = self.in_src[j].val();
-                    self.main_unsupported[j].d.next = self.in_unsupported[j].val();
-                }
-            } else if self.push[j].val() {
-                self.skid_valid[j].d.next = true;
-                self.skid_data[j].d.next = self.in_data[j].val();
-                self.skid_sop[j].d.next = self.in_sop[j].val();
-                self.skid_eop[j].d.next = self.in_eop[j].val();
-                self.skid_empty[j].d.next = self.in_empty[j].val();
-                self.skid_dest[j].d.next = self.in_dest[j].val();
-                self.skid_src[j].d.next = self.in_src[j].val();
-                self.skid_unsupported[j].d.next = self.in_unsupported[j].val();
-            }
-            self.out_busy[j].next = self.owner[j].q.val().any() || self.main_valid[j].q.val();
+            self.sources[j].valid.next = self.out[j].source.valid.val();
+            self.sources[j].data.next = self.out[j].source.data.val();
+            self.sources[j].sop.next = self.out[j].source.sop.val();
+            self.sources[j].eop.next = self.out[j].source.eop.val();
+            self.sources[j].empty.next = self.out[j].source.empty.val();
+            self.sources[j].dest.next = self.out[j].source.dest.val();
+            self.sources[j].src.next = self.out[j].source.src.val();
+            self.sources[j].unsupported.next = self.out[j].source.unsupported.val();
+            self.out[j].source.ready.next = self.sources[j].ready.val();
+            self.out_busy[j].next = self.owner[j].q.val().any() || self.out[j].holding.val();
         }
 
         // Inputs: ready from the granted output, or always while discarding.
         for i in 0..INPUTS {
             self.sinks[i].ready.next = self.dropping[i].q.val() || self.bad_head[i].val();
             for j in 0..NUM_ENDPOINTS {
-                if self.sel[j].val().get_bit(i) && self.can_take[j].val() {
+                if self.sel[j].val().get_bit(i) && self.out[j].sink.ready.val() {
                     self.sinks[i].ready.next = true;
                 }
             }
@@ -405,10 +269,7 @@ impl Logic for Crossbar {
 
         if self.reset.val() {
             for k in 0..NUM_ENDPOINTS {
-                self.last[k].d.next = 0.into();
                 self.owner[k].d.next = 0.into();
-                self.main_valid[k].d.next = false;
-                self.skid_valid[k].d.next = false;
             }
             for i in 0..INPUTS {
                 self.dropping[i].d.next = false;

@@ -2,6 +2,7 @@
 //! requester/completer, whose completions enter by an input of their own): per-output
 //! round-robin arbitration, whole packets, cut-through.
 
+pub mod arbiter;
 pub mod bench;
 pub mod crossbar;
 
