@@ -1,14 +1,16 @@
 //! The internal completer: CSR accesses from TLPs, and UR/CA completions.
 //!
 //! One request at a time; `super::req_decode` says what each is and where in BAR0 it
-//! lands, `super::cpl_fields` makes the answer's header. A write is applied DW by DW as its
-//! payload lanes arrive (byte enables from the header). A read of 1 to 4 DWs is answered
+//! lands, `super::cpl_fields` makes the answer's header and `super::cpl_beats` its beats.
+//! A write is applied DW by DW as its payload lanes arrive (byte enables from the
+//! header). A read of 1 to 4 DWs is answered
 //! with one CplD, a longer one with Completer Abort; a request the RX stage marked
 //! `unsupported`, and a locked read, is consumed and answered with UR (a CplLk for the
 //! locked read). Completions that reach here match no request of the chip's (the DMA's are
 //! taken off before, by `super::mux`) and are counted. A read takes two cycles per DW: the
 //! notification store's block RAM answers a cycle after the address.
 
+use super::cpl_beats::CplBeats;
 use super::cpl_fields::CplFields;
 use super::req_decode::{ReqDecode, RequestKind};
 use crate::csr::bus::CsrBus;
@@ -58,37 +60,54 @@ pub struct InternalCompleter {
     pub dropped: Signal<Out, Bit>,
     /// Port the pulses above refer to.
     pub status_port: Signal<Out, Bits<3>>,
+    /// What the completer is doing with the current request.
     state: DFF<CompleterState>,
+    /// The request's header DW 0 (fmt, type, length), latched at its first beat.
     h0: DFF<Bits<32>>,
+    /// Its header DW 1 (requester id, tag, byte enables).
     h1: DFF<Bits<32>>,
+    /// The crossbar port it came from (where the answer goes).
     src: DFF<Bits<3>>,
+    /// The answer's completion status (SC 0, UR 1, CA 4).
     status: DFF<Bits<3>>,
+    /// The request is answered once its last beat is consumed.
     respond: DFF<Bit>,
+    /// The input beat's lane that holds the next payload DW (4: the next beat).
     lane: DFF<Bits<3>>,
+    /// BAR0 DW address of the next DW written (of the first DW read).
     dw_addr: DFF<Bits<14>>,
+    /// DWs still to write; DWs to read.
     dws_left: DFF<Bits<11>>,
+    /// The next DW written is the first (its byte enables are `first_be`).
     first: DFF<Bit>,
+    /// The DW being read (0..3).
     rd_index: DFF<Bits<3>>,
     /// The read address has been held a cycle: the DW is on `csr_rd_data`.
     rd_wait: DFF<Bit>,
+    /// The DWs read, in wire byte order.
     rd_data: [DFF<Bits<32>>; 4],
     /// The beat on the input, as a request's header (meaningful on `sop`).
     req: ReqDecode,
-    /// Empty lanes of the last response beat, before the cut to 2 bits.
-    last_pad: Signal<Local, Bits<3>>,
     /// DWs read once the current one is taken.
     rd_count: Signal<Local, Bits<11>>,
     /// `csr.wr_be` as a bit mask.
     be_mask: Signal<Local, Bits<32>>,
+    /// The payload DW in lane `lane` of the input beat.
     lane_data: Signal<Local, Bits<32>>,
+    /// That DW as a register value (byte 0 in bits 7:0).
     lane_value: Signal<Local, Bits<32>>,
+    /// The DW read, in wire byte order.
     rd_lane: Signal<Local, Bits<32>>,
-    // Fields of the latched header.
+    /// The latched request's length field.
     length: Signal<Local, Bits<10>>,
+    /// Its first DW's byte enables.
     first_be: Signal<Local, Bits<4>>,
+    /// Its last DW's byte enables.
     last_be: Signal<Local, Bits<4>>,
     /// The answer's header, from the latched request.
     fields: CplFields,
+    /// The answer's beats.
+    beats: CplBeats,
 }
 
 impl Default for InternalCompleter {
@@ -118,7 +137,6 @@ impl Default for InternalCompleter {
             rd_wait: Default::default(),
             rd_data: array_init::array_init(|_| Default::default()),
             req: Default::default(),
-            last_pad: Default::default(),
             rd_count: Default::default(),
             be_mask: Default::default(),
             lane_data: Default::default(),
@@ -128,6 +146,7 @@ impl Default for InternalCompleter {
             first_be: Default::default(),
             last_be: Default::default(),
             fields: Default::default(),
+            beats: Default::default(),
         }
     }
 }
@@ -167,7 +186,6 @@ impl Logic for InternalCompleter {
 
         // Completion header from the latched request.
         self.length.next = self.h0.q.val().get_bits::<10>(0);
-        self.last_pad.next = 5 - bit_cast::<3, 10>(self.length.val());
         self.first_be.next = self.h1.q.val().get_bits::<4>(0);
         self.last_be.next = self.h1.q.val().get_bits::<4>(4);
         self.fields.req_dw0.next = self.h0.q.val();
@@ -175,6 +193,14 @@ impl Logic for InternalCompleter {
         self.fields.addr_dw.next = self.dw_addr.q.val().get_bits::<5>(0);
         self.fields.status.next = self.status.q.val();
         self.fields.completer_id.next = self.completer_id.val();
+        self.beats.hdr_dw0.next = self.fields.dw0.val();
+        self.beats.hdr_dw1.next = self.fields.dw1.val();
+        self.beats.hdr_dw2.next = self.fields.dw2.val();
+        self.beats.status.next = self.status.q.val();
+        self.beats.length.next = self.length.val();
+        for k in 0..4 {
+            self.beats.rd_data[k].next = self.rd_data[k].q.val();
+        }
 
         // Defaults.
         self.from_xbar.ready.next = false;
@@ -315,19 +341,9 @@ impl Logic for InternalCompleter {
             CompleterState::Respond => {
                 self.to_xbar.valid.next = true;
                 self.to_xbar.sop.next = true;
-                self.to_xbar.data.next = bit_cast::<128, 32>(self.fields.dw0.val())
-                    | (bit_cast::<128, 32>(self.fields.dw1.val()) << 32)
-                    | (bit_cast::<128, 32>(self.fields.dw2.val()) << 64);
-                if self.status.q.val() == 0 {
-                    self.to_xbar.data.next = bit_cast::<128, 32>(self.fields.dw0.val())
-                        | (bit_cast::<128, 32>(self.fields.dw1.val()) << 32)
-                        | (bit_cast::<128, 32>(self.fields.dw2.val()) << 64)
-                        | (bit_cast::<128, 32>(self.rd_data[0].q.val()) << 96);
-                    self.to_xbar.eop.next = self.length.val() == 1;
-                } else {
-                    self.to_xbar.eop.next = true;
-                    self.to_xbar.empty.next = 1.into();
-                }
+                self.to_xbar.data.next = self.beats.first_data.val();
+                self.to_xbar.eop.next = self.beats.first_eop.val();
+                self.to_xbar.empty.next = self.beats.first_empty.val();
                 if self.to_xbar.ready.val() {
                     self.ur_sent.next = self.status.q.val() == 1;
                     self.state.d.next = CompleterState::Idle;
@@ -339,18 +355,8 @@ impl Logic for InternalCompleter {
             CompleterState::Respond2 => {
                 self.to_xbar.valid.next = true;
                 self.to_xbar.eop.next = true;
-                self.to_xbar.empty.next = bit_cast::<2, 3>(self.last_pad.val());
-                // Unused lanes stay zero (beat format): only rd_data[1..length] goes out.
-                self.to_xbar.data.next = bit_cast::<128, 32>(self.rd_data[1].q.val());
-                if self.length.val() >= 3 {
-                    self.to_xbar.data.next = bit_cast::<128, 32>(self.rd_data[1].q.val())
-                        | (bit_cast::<128, 32>(self.rd_data[2].q.val()) << 32);
-                }
-                if self.length.val() == 4 {
-                    self.to_xbar.data.next = bit_cast::<128, 32>(self.rd_data[1].q.val())
-                        | (bit_cast::<128, 32>(self.rd_data[2].q.val()) << 32)
-                        | (bit_cast::<128, 32>(self.rd_data[3].q.val()) << 64);
-                }
+                self.to_xbar.empty.next = self.beats.second_empty.val();
+                self.to_xbar.data.next = self.beats.second_data.val();
                 if self.to_xbar.ready.val() {
                     self.state.d.next = CompleterState::Idle;
                 }

@@ -4,6 +4,7 @@
 //! other nodes send into the chip (`notify_store`).
 
 pub mod completer;
+pub mod cpl_beats;
 pub mod cpl_fields;
 pub mod mux;
 pub mod notify_store;
