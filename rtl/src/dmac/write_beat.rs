@@ -56,7 +56,9 @@ pub struct WriteBeat<const C: usize, const CB: usize> {
     pub out_empty: Signal<Out, Bits<2>>,
     /// The TLP's crossbar destination.
     pub out_dest: Signal<Out, Bits<3>>,
-    /// Stage A: per lane, its ring position.
+    /// Stage A: the lane index after this beat.
+    tidx_next: Signal<Local, Bits<9>>,
+    /// Per lane, its ring position.
     lane_pos: [Signal<Local, Bits<16>>; 4],
     /// Per lane, its lane index in the TLP.
     lane_idx: [Signal<Local, Bits<9>>; 4],
@@ -111,6 +113,7 @@ impl<const C: usize, const CB: usize> WriteBeat<C, CB> {
             out_eop: Default::default(),
             out_empty: Default::default(),
             out_dest: Default::default(),
+            tidx_next: Default::default(),
             lane_pos: Default::default(),
             lane_idx: Default::default(),
             rows: RingRows::new(),
@@ -156,7 +159,9 @@ impl<const C: usize, const CB: usize> Logic for WriteBeat<C, CB> {
         }
 
         // Stage A: what each lane carries; the payload lanes' rows to the banks.
-        self.last_beat.next = (self.tidx.val() + 4) >= self.total.val();
+        // The sum in its own 9 bits first: inside the comparison Verilog would widen it.
+        self.tidx_next.next = self.tidx.val() + 4;
+        self.last_beat.next = self.tidx_next.val() >= self.total.val();
         self.lane_pos[0].next = self.cur.val() + bit_cast::<16, 9>(self.tidx.val());
         self.lane_pos[1].next = self.lane_pos[0].val() + 1;
         self.lane_pos[2].next = self.lane_pos[0].val() + 2;
