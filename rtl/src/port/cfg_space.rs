@@ -20,7 +20,8 @@
 //! space of its own then); `reset` also clears them (the link controller resets this block
 //! on link down, as a DL_Down resets an endpoint).
 
-use super::cfg_tlp::{CFG_BYTE_COUNT, CPLD_DW0, CPL_DW0, STATUS_SC, STATUS_UR, TYPE_CFG0};
+use super::cfg_answer::CfgAnswer;
+use super::cfg_tlp::TYPE_CFG0;
 use crate::stream::TlpSource;
 use peach2_regmap::address::NODE_BITS;
 use peach2_regmap::config::{
@@ -119,50 +120,60 @@ pub struct CfgSpace {
     pub max_read_req: Signal<Out, Bits<3>>,
     /// Pulse: a request was taken that gets a UR completion.
     pub ur_sent: Signal<Out, Bit>,
+    /// Command register: memory space enable.
     mem_en: DFF<Bit>,
+    /// Command register: bus master enable.
     bus_master_en: DFF<Bit>,
+    /// BAR0 base address bits 31:16.
     bar0: DFF<Bits<16>>,
+    /// BAR2 base address bits 63:42.
     bar2_hi: DFF<Bits<22>>,
+    /// Device control: max payload size code.
     mps: DFF<Bits<3>>,
+    /// Device control: max read request size code.
     mrrs: DFF<Bits<3>>,
     /// `PARTNER_INFO`'s node.
     partner: DFF<Bits<6>>,
     /// `PARTNER_INFO`'s port.
     partner_p: DFF<Bits<2>>,
+    /// `PARTNER_INFO` bit 31 (the partner's fields are valid).
     partner_ok: DFF<Bit>,
+    /// The bus/dev/fn captured from the last successful CfgWr0.
     dev_id: DFF<Bits<16>>,
-    ans_valid: DFF<Bit>,
-    ans_data: DFF<Bits<128>>,
-    ans_cpld: DFF<Bit>,
+    /// The answer, in its one-beat slot.
+    answer: CfgAnswer,
+    /// The request's header DW 0.
     dw0: Signal<Local, Bits<32>>,
+    /// Its header DW 1 (requester id, tag, byte enables).
     dw1: Signal<Local, Bits<32>>,
+    /// Its header DW 2 (target id, register number).
     dw2: Signal<Local, Bits<32>>,
+    /// The written value (register order).
     wvalue: Signal<Local, Bits<32>>,
+    /// The register's DW number.
     index: Signal<Local, Bits<10>>,
+    /// The target bus/dev/fn.
     target_id: Signal<Local, Bits<16>>,
+    /// A CfgWr (else a CfgRd).
     is_write: Signal<Local, Bit>,
+    /// Answered with UR, nothing changed.
     ur: Signal<Local, Bit>,
+    /// The request is taken this cycle.
     take: Signal<Local, Bit>,
+    /// A successful write is taken this cycle.
     write: Signal<Local, Bit>,
+    /// The addressed register's value.
     rdata: Signal<Local, Bits<32>>,
+    /// Byte enable 0 as a mask of bits 7:0 (1, 2 and 3 likewise).
     be0: Signal<Local, Bits<32>>,
     be1: Signal<Local, Bits<32>>,
     be2: Signal<Local, Bits<32>>,
     be3: Signal<Local, Bits<32>>,
+    /// The enabled bytes' bits.
     be_mask: Signal<Local, Bits<32>>,
+    /// The register after the write: enabled bytes from the value, the rest kept.
     merged: Signal<Local, Bits<32>>,
-    cpl_id: Signal<Local, Bits<16>>,
-    status: Signal<Local, Bits<3>>,
-    ans_dw0: Signal<Local, Bits<32>>,
-    ans_dw1: Signal<Local, Bits<32>>,
-    ans_dw2: Signal<Local, Bits<32>>,
-    ans_dw3: Signal<Local, Bits<32>>,
     type_cfg0: Constant<Bits<5>>,
-    status_sc: Constant<Bits<3>>,
-    status_ur: Constant<Bits<3>>,
-    byte_count: Constant<Bits<12>>,
-    cpl_dw0: Constant<Bits<32>>,
-    cpld_dw0: Constant<Bits<32>>,
     mrrs_default: Constant<Bits<3>>,
     r_vendor_device: Constant<Bits<10>>,
     r_command: Constant<Bits<10>>,
@@ -226,9 +237,7 @@ impl Default for CfgSpace {
             partner_p: Default::default(),
             partner_ok: Default::default(),
             dev_id: Default::default(),
-            ans_valid: Default::default(),
-            ans_data: Default::default(),
-            ans_cpld: Default::default(),
+            answer: Default::default(),
             dw0: Default::default(),
             dw1: Default::default(),
             dw2: Default::default(),
@@ -246,18 +255,7 @@ impl Default for CfgSpace {
             be3: Default::default(),
             be_mask: Default::default(),
             merged: Default::default(),
-            cpl_id: Default::default(),
-            status: Default::default(),
-            ans_dw0: Default::default(),
-            ans_dw1: Default::default(),
-            ans_dw2: Default::default(),
-            ans_dw3: Default::default(),
             type_cfg0: Constant::new(TYPE_CFG0.into()),
-            status_sc: Constant::new(STATUS_SC.into()),
-            status_ur: Constant::new(STATUS_UR.into()),
-            byte_count: Constant::new(CFG_BYTE_COUNT.into()),
-            cpl_dw0: Constant::new(CPL_DW0.into()),
-            cpld_dw0: Constant::new(CPLD_DW0.into()),
             mrrs_default: Constant::new(MRRS_DEFAULT.into()),
             r_vendor_device: reg(VENDOR_DEVICE),
             r_command: reg(COMMAND),
@@ -304,11 +302,10 @@ impl Logic for CfgSpace {
             partner,
             partner_p,
             partner_ok,
-            dev_id,
-            ans_valid,
-            ans_data,
-            ans_cpld
+            dev_id
         );
+        self.answer.clock.next = self.clock.val();
+        self.answer.reset.next = self.reset.val();
         // Request fields.
         self.dw0.next = self.req.val().get_bits::<32>(0);
         self.dw1.next = self.req.val().get_bits::<32>(32);
@@ -404,7 +401,7 @@ impl Logic for CfgSpace {
         self.merged.next =
             (self.wvalue.val() & self.be_mask.val()) | (self.rdata.val() & !self.be_mask.val());
 
-        self.req_ready.next = !self.ans_valid.q.val();
+        self.req_ready.next = self.answer.ready.val();
         self.take.next = self.req_valid.val() && self.req_ready.val();
         self.write.next = self.take.val() && self.is_write.val() && !self.ur.val();
         self.ur_sent.next = self.take.val() && self.ur.val();
@@ -434,51 +431,24 @@ impl Logic for CfgSpace {
         }
 
         // The completion.
-        self.cpl_id.next = self.dev_id.q.val();
+        self.answer.take.next = self.take.val();
+        self.answer.req_dw1.next = self.dw1.val();
+        self.answer.is_write.next = self.is_write.val();
+        self.answer.ur.next = self.ur.val();
+        self.answer.completer_id.next = self.dev_id.q.val();
         if self.write.val() {
-            self.cpl_id.next = self.target_id.val();
+            self.answer.completer_id.next = self.target_id.val();
         }
-        self.status.next = self.status_sc.val();
-        if self.ur.val() {
-            self.status.next = self.status_ur.val();
-        }
-        self.ans_dw0.next = self.cpl_dw0.val();
-        self.ans_dw3.next = 0.into();
-        if !self.is_write.val() && !self.ur.val() {
-            self.ans_dw0.next = self.cpld_dw0.val();
-            self.ans_dw3.next = (bit_cast::<32, 8>(self.rdata.val().get_bits::<8>(24)))
-                | (bit_cast::<32, 8>(self.rdata.val().get_bits::<8>(16)) << 8)
-                | (bit_cast::<32, 8>(self.rdata.val().get_bits::<8>(8)) << 16)
-                | (bit_cast::<32, 8>(self.rdata.val().get_bits::<8>(0)) << 24);
-        }
-        self.ans_dw1.next = (bit_cast::<32, 16>(self.cpl_id.val()) << 16)
-            | (bit_cast::<32, 3>(self.status.val()) << 13)
-            | bit_cast::<32, 12>(self.byte_count.val());
-        // Requester id and tag from the request; lower address 0.
-        self.ans_dw2.next = bit_cast::<32, 24>(self.dw1.val().get_bits::<24>(8)) << 8;
-
-        if self.take.val() {
-            self.ans_valid.d.next = true;
-            self.ans_cpld.d.next = !self.is_write.val() && !self.ur.val();
-            self.ans_data.d.next = bit_cast::<128, 32>(self.ans_dw0.val())
-                | (bit_cast::<128, 32>(self.ans_dw1.val()) << 32)
-                | (bit_cast::<128, 32>(self.ans_dw2.val()) << 64)
-                | (bit_cast::<128, 32>(self.ans_dw3.val()) << 96);
-        }
-        self.tx.valid.next = self.ans_valid.q.val();
-        self.tx.data.next = self.ans_data.q.val();
-        self.tx.sop.next = true;
-        self.tx.eop.next = true;
-        self.tx.empty.next = 1.into();
-        if self.ans_cpld.q.val() {
-            self.tx.empty.next = 0.into();
-        }
-        self.tx.dest.next = 0.into();
-        self.tx.src.next = 0.into();
-        self.tx.unsupported.next = false;
-        if self.tx.valid.val() && self.tx.ready.val() {
-            self.ans_valid.d.next = false;
-        }
+        self.answer.rdata.next = self.rdata.val();
+        self.tx.valid.next = self.answer.tx.valid.val();
+        self.tx.data.next = self.answer.tx.data.val();
+        self.tx.sop.next = self.answer.tx.sop.val();
+        self.tx.eop.next = self.answer.tx.eop.val();
+        self.tx.empty.next = self.answer.tx.empty.val();
+        self.tx.dest.next = self.answer.tx.dest.val();
+        self.tx.src.next = self.answer.tx.src.val();
+        self.tx.unsupported.next = self.answer.tx.unsupported.val();
+        self.answer.tx.ready.next = self.tx.ready.val();
 
         self.device_id.next = self.dev_id.q.val();
         self.mem_enable.next = self.mem_en.q.val();
@@ -502,9 +472,6 @@ impl Logic for CfgSpace {
             self.partner_p.d.next = 0.into();
             self.partner_ok.d.next = false;
             self.dev_id.d.next = 0.into();
-        }
-        if self.reset.val() {
-            self.ans_valid.d.next = false;
         }
     }
 }
