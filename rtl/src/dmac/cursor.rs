@@ -49,6 +49,9 @@ pub struct Cursor {
     pub ready: Signal<Out, Bit>,
     /// Ring position of the next TLP's first DW.
     pub pos: Signal<Out, Bits<16>>,
+    /// Ring position one past it, `pos + n` (with `ready`): a register, so the ring's
+    /// flow control compares it without an adder in front.
+    pub end_pos: Signal<Out, Bits<16>>,
     /// Blocks not yet walked completely (0: the descriptor's data is done).
     pub rows: Signal<Out, Bits<17>>,
     addr_q: DFF<Bits<64>>,
@@ -58,6 +61,10 @@ pub struct Cursor {
     pos_q: DFF<Bits<16>>,
     n_q: DFF<Bits<8>>,
     ready_q: DFF<Bit>,
+    /// `pos + n`, worked out beside `n` from the position of the cycle before: while
+    /// `ready` is high nothing moved the cursor in that cycle (a grant or a load lowers
+    /// it, and a restart comes before a load).
+    end_pos_q: DFF<Bits<16>>,
     room: Signal<Local, Bits<8>>,
     n_next: Signal<Local, Bits<8>>,
     next_row: Signal<Local, Bits<64>>,
@@ -70,7 +77,7 @@ pub struct Cursor {
 impl Logic for Cursor {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, addr_q, row_q, left_q, rows_q, pos_q, n_q, ready_q);
+        dff_setup!(self, clock, addr_q, row_q, left_q, rows_q, pos_q, n_q, ready_q, end_pos_q);
         // The size of the TLP at the registers, ready the cycle after.
         self.room.next =
             self.max.val() - (self.addr_q.q.val().get_bits::<8>(2) & (self.max.val() - 1));
@@ -79,6 +86,8 @@ impl Logic for Cursor {
             self.n_next.next = self.left_q.q.val().get_bits::<8>(2);
         }
         self.n_q.d.next = self.n_next.val();
+        self.end_pos_q.d.next = self.pos_q.q.val() + bit_cast::<16, 8>(self.n_next.val());
+        self.end_pos.next = self.end_pos_q.q.val();
         self.ready_q.d.next = !(self.load.val() || self.grant.val());
         self.n.next = self.n_q.q.val();
         self.ready.next = self.ready_q.q.val();
@@ -145,6 +154,11 @@ mod tests {
             s.settle();
             if s.uut.rows.val() == 0 {
                 return out;
+            }
+            if s.uut.ready.val() {
+                let c = &s.uut;
+                let end = (c.pos.val().to_u64() + c.n.val().to_u64()) & 0xFFFF;
+                assert_eq!(c.end_pos.val().to_u64(), end, "end = pos + n while ready");
             }
             if s.uut.ready.val() && rng.below(3) == 0 {
                 let c = &s.uut;

@@ -137,11 +137,9 @@ impl Logic for DataCursors {
         self.wr.grant.next = self.run.val() && self.wr_grant.val();
 
         // Reads may run a whole ring ahead of the last write that left the buffer.
-        self.r_space.next =
-            self.rd.pos.val() + bit_cast::<16, 8>(self.rd.n.val()) - self.wfree.q.val();
+        self.r_space.next = self.rd.end_pos.val() - self.wfree.q.val();
         self.wr_n.next = self.wr.n.val().get_bits::<7>(0);
-        self.w_short.next =
-            self.avail.val() - (self.wr.pos.val() + bit_cast::<16, 7>(self.wr_n.val()));
+        self.w_short.next = self.avail.val() - self.wr.end_pos.val();
         self.rd_want.next = (self.rd.rows.val() != 0)
             && self.rd.ready.val()
             && self.can_issue.val()
@@ -168,7 +166,7 @@ impl Logic for DataCursors {
         }
         if self.run.val() && self.wr_grant.val() {
             self.flight.d.next = true;
-            self.flight_end.d.next = self.wr.pos.val() + bit_cast::<16, 7>(self.wr_n.val());
+            self.flight_end.d.next = self.wr.end_pos.val();
         }
         if self.reset.val() {
             self.flight.d.next = false;
