@@ -14,6 +14,7 @@ use super::cpl_beats::CplBeats;
 use super::cpl_fields::CplFields;
 use super::req_decode::{ReqDecode, RequestKind};
 use crate::csr::bus::CsrBus;
+use crate::csr::byte_mask::ByteMask;
 use crate::stream::{TlpSink, TlpSource};
 use rust_hdl::prelude::*;
 
@@ -91,7 +92,7 @@ pub struct InternalCompleter {
     /// DWs read once the current one is taken.
     rd_count: Signal<Local, Bits<11>>,
     /// `csr.wr_be` as a bit mask.
-    be_mask: Signal<Local, Bits<32>>,
+    be_mask: ByteMask,
     /// The payload DW in lane `lane` of the input beat.
     lane_data: Signal<Local, Bits<32>>,
     /// That DW as a register value (byte 0 in bits 7:0).
@@ -363,20 +364,8 @@ impl Logic for InternalCompleter {
             }
         }
         // The byte enables as a bit mask, for every target.
-        self.be_mask.next = 0.into();
-        if self.csr.wr_be.val().get_bit(0) {
-            self.be_mask.next = self.be_mask.val() | 0xFF;
-        }
-        if self.csr.wr_be.val().get_bit(1) {
-            self.be_mask.next = self.be_mask.val() | 0xFF00;
-        }
-        if self.csr.wr_be.val().get_bit(2) {
-            self.be_mask.next = self.be_mask.val() | 0xFF_0000;
-        }
-        if self.csr.wr_be.val().get_bit(3) {
-            self.be_mask.next = self.be_mask.val() | 0xFF00_0000u64;
-        }
-        self.csr.wr_mask.next = self.be_mask.val();
+        self.be_mask.be.next = self.csr.wr_be.val();
+        self.csr.wr_mask.next = self.be_mask.mask.val();
         if self.reset.val() {
             self.state.d.next = CompleterState::Idle;
         }

@@ -22,6 +22,7 @@
 
 use super::cfg_answer::CfgAnswer;
 use super::cfg_tlp::TYPE_CFG0;
+use crate::csr::byte_mask::ByteMask;
 use crate::stream::TlpSource;
 use peach2_regmap::address::NODE_BITS;
 use peach2_regmap::config::{
@@ -164,13 +165,8 @@ pub struct CfgSpace {
     write: Signal<Local, Bit>,
     /// The addressed register's value.
     rdata: Signal<Local, Bits<32>>,
-    /// Byte enable 0 as a mask of bits 7:0 (1, 2 and 3 likewise).
-    be0: Signal<Local, Bits<32>>,
-    be1: Signal<Local, Bits<32>>,
-    be2: Signal<Local, Bits<32>>,
-    be3: Signal<Local, Bits<32>>,
-    /// The enabled bytes' bits.
-    be_mask: Signal<Local, Bits<32>>,
+    /// The request's first-DW byte enables as a bit mask.
+    be_mask: ByteMask,
     /// The register after the write: enabled bytes from the value, the rest kept.
     merged: Signal<Local, Bits<32>>,
     type_cfg0: Constant<Bits<5>>,
@@ -249,10 +245,6 @@ impl Default for CfgSpace {
             take: Default::default(),
             write: Default::default(),
             rdata: Default::default(),
-            be0: Default::default(),
-            be1: Default::default(),
-            be2: Default::default(),
-            be3: Default::default(),
             be_mask: Default::default(),
             merged: Default::default(),
             type_cfg0: Constant::new(TYPE_CFG0.into()),
@@ -381,25 +373,9 @@ impl Logic for CfgSpace {
         }
 
         // first_be: byte k of the register takes byte k of the written value.
-        self.be0.next = 0.into();
-        self.be1.next = 0.into();
-        self.be2.next = 0.into();
-        self.be3.next = 0.into();
-        if self.dw1.val().get_bit(0) {
-            self.be0.next = 0xFF.into();
-        }
-        if self.dw1.val().get_bit(1) {
-            self.be1.next = 0xFF00.into();
-        }
-        if self.dw1.val().get_bit(2) {
-            self.be2.next = 0xFF_0000.into();
-        }
-        if self.dw1.val().get_bit(3) {
-            self.be3.next = 0xFF00_0000_u64.into();
-        }
-        self.be_mask.next = self.be0.val() | self.be1.val() | self.be2.val() | self.be3.val();
-        self.merged.next =
-            (self.wvalue.val() & self.be_mask.val()) | (self.rdata.val() & !self.be_mask.val());
+        self.be_mask.be.next = self.dw1.val().get_bits::<4>(0);
+        self.merged.next = (self.wvalue.val() & self.be_mask.mask.val())
+            | (self.rdata.val() & !self.be_mask.mask.val());
 
         self.req_ready.next = self.answer.ready.val();
         self.take.next = self.req_valid.val() && self.req_ready.val();
