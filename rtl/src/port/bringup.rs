@@ -1,5 +1,6 @@
 //! The bring-up engine of a port in the root-complex role: it configures the partner
-//! endpoint in the five steps of `peach2_regmap::config` and reports the outcome.
+//! endpoint in the five steps of `peach2_regmap::config` (`bringup_step` says what each
+//! sends) and reports the outcome.
 //!
 //! Each step sends one config request (CfgRd0/CfgWr0, requester id 0, `first_be` 0xF, to
 //! bus [`PARTNER_BUS`] device 0 function 0) and waits for its completion: requester id 0
@@ -22,38 +23,15 @@
 //! The link controller holds this block in reset while the link is down or the port is an
 //! endpoint, which restarts the sequence on the next link up.
 
-use super::cfg_tlp::{cfg_dw2, CFG_RD0_DW0, CFG_WR0_DW0, STATUS_CRS, STATUS_SC, STATUS_UR};
+use super::bringup_step::{BringupStep, Step};
+use super::cfg_tlp::{CFG_RD0_DW0, CFG_WR0_DW0, STATUS_CRS, STATUS_SC, STATUS_UR};
 use crate::stream::TlpSource;
-use peach2_regmap::address::{GLOBAL_BASE, NODE_BITS};
-use peach2_regmap::config::{
-    LinkError, LinkState, BAR2_HI, BAR2_LO, COMMAND, COMMAND_BUS_MASTER, COMMAND_MEMORY, DEVICE_ID,
-    INFO_PORT_SHIFT, PARTNER_BUS, PARTNER_INFO, PARTNER_VALID, PORT_INFO, VENDOR_DEVICE, VENDOR_ID,
-};
+use peach2_regmap::address::NODE_BITS;
+use peach2_regmap::config::{LinkError, DEVICE_ID, INFO_PORT_SHIFT, VENDOR_ID};
 use rust_hdl::prelude::*;
 
 // `PORT_INFO` and `PARTNER_INFO`: the node id in bits 5:0, the port in bits 9:8.
 const _: () = assert!(NODE_BITS == 6 && INFO_PORT_SHIFT == 8);
-
-/// The step of the bring-up sequence (one per config request, then the outcome).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
-pub enum Step {
-    /// 1: CfgRd0 of the vendor/device id.
-    ReadId,
-    /// 2: CfgRd0 of `PORT_INFO`.
-    ReadPortInfo,
-    /// 3a: CfgWr0 of BAR2's low DW.
-    WriteBar2Lo,
-    /// 3b: CfgWr0 of BAR2's high DW.
-    WriteBar2Hi,
-    /// 4: CfgWr0 of `PARTNER_INFO`.
-    WritePartnerInfo,
-    /// 5: CfgWr0 of the command register.
-    WriteCommand,
-    /// Configured.
-    Done,
-    /// Stopped on an error.
-    Failed,
-}
 
 /// Where the current step's request is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -66,15 +44,8 @@ pub enum Phase {
     Wait,
 }
 
-/// Partner bus/dev/fn: bus [`PARTNER_BUS`], device 0, function 0.
-const PARTNER_BDF: u16 = (PARTNER_BUS as u16) << 8;
-
 fn bits4(code: u64) -> Constant<Bits<4>> {
     Constant::new(code.into())
-}
-
-fn target(offset: u16) -> Constant<Bits<32>> {
-    Constant::new(cfg_dw2(PARTNER_BDF, offset).into())
 }
 
 /// The root-complex bring-up engine of one port.
@@ -126,10 +97,8 @@ pub struct BringUp {
     p_node: DFF<Bits<6>>,
     p_port: DFF<Bits<2>>,
     p_valid: DFF<Bit>,
-    active: Signal<Local, Bit>,
-    is_read: Signal<Local, Bit>,
-    req_dw2: Signal<Local, Bits<32>>,
-    wvalue: Signal<Local, Bits<32>>,
+    /// The current step's request (`bringup_step`).
+    request: BringupStep,
     next_tag: Signal<Local, Bits<8>>,
     beat_dw0: Signal<Local, Bits<32>>,
     beat_dw1: Signal<Local, Bits<32>>,
@@ -138,27 +107,12 @@ pub struct BringUp {
     cpl_has_data: Signal<Local, Bit>,
     cpl_value: Signal<Local, Bits<32>>,
     matched: Signal<Local, Bit>,
-    next_step: Signal<Local, Step>,
     rd0_dw0: Constant<Bits<32>>,
     wr0_dw0: Constant<Bits<32>>,
     status_sc: Constant<Bits<3>>,
     status_ur: Constant<Bits<3>>,
     status_crs: Constant<Bits<3>>,
     identity: Constant<Bits<32>>,
-    to_vendor_device: Constant<Bits<32>>,
-    to_port_info: Constant<Bits<32>>,
-    to_bar2_lo: Constant<Bits<32>>,
-    to_bar2_hi: Constant<Bits<32>>,
-    to_partner_info: Constant<Bits<32>>,
-    to_command: Constant<Bits<32>>,
-    base_lo: Constant<Bits<32>>,
-    base_hi: Constant<Bits<32>>,
-    command: Constant<Bits<32>>,
-    partner_valid_bit: Constant<Bits<32>>,
-    st_identify: Constant<Bits<4>>,
-    st_configure: Constant<Bits<4>>,
-    st_ready: Constant<Bits<4>>,
-    st_failed: Constant<Bits<4>>,
     e_none: Constant<Bits<4>>,
     e_no_response: Constant<Bits<4>>,
     e_not_endpoint: Constant<Bits<4>>,
@@ -198,10 +152,7 @@ impl Default for BringUp {
             p_node: Default::default(),
             p_port: Default::default(),
             p_valid: Default::default(),
-            active: Default::default(),
-            is_read: Default::default(),
-            req_dw2: Default::default(),
-            wvalue: Default::default(),
+            request: Default::default(),
             next_tag: Default::default(),
             beat_dw0: Default::default(),
             beat_dw1: Default::default(),
@@ -210,27 +161,12 @@ impl Default for BringUp {
             cpl_has_data: Default::default(),
             cpl_value: Default::default(),
             matched: Default::default(),
-            next_step: Default::default(),
             rd0_dw0: Constant::new(CFG_RD0_DW0.into()),
             wr0_dw0: Constant::new(CFG_WR0_DW0.into()),
             status_sc: Constant::new(STATUS_SC.into()),
             status_ur: Constant::new(STATUS_UR.into()),
             status_crs: Constant::new(STATUS_CRS.into()),
             identity: Constant::new(((u64::from(DEVICE_ID) << 16) | u64::from(VENDOR_ID)).into()),
-            to_vendor_device: target(VENDOR_DEVICE),
-            to_port_info: target(PORT_INFO),
-            to_bar2_lo: target(BAR2_LO),
-            to_bar2_hi: target(BAR2_HI),
-            to_partner_info: target(PARTNER_INFO),
-            to_command: target(COMMAND),
-            base_lo: Constant::new((GLOBAL_BASE & 0xFFFF_FFFF).into()),
-            base_hi: Constant::new((GLOBAL_BASE >> 32).into()),
-            command: Constant::new(u64::from(COMMAND_MEMORY | COMMAND_BUS_MASTER).into()),
-            partner_valid_bit: Constant::new(u64::from(PARTNER_VALID).into()),
-            st_identify: bits4(LinkState::Identify as u64),
-            st_configure: bits4(LinkState::Configure as u64),
-            st_ready: bits4(LinkState::Ready as u64),
-            st_failed: bits4(LinkState::Failed as u64),
             e_none: bits4(LinkError::None as u64),
             e_no_response: bits4(LinkError::NoResponse as u64),
             e_not_endpoint: bits4(LinkError::PartnerNotEndpoint as u64),
@@ -249,76 +185,33 @@ impl Logic for BringUp {
             p_port, p_valid
         );
         // The request of the current step, and the step after it.
-        self.active.next = true;
-        self.is_read.next = false;
-        self.req_dw2.next = 0.into();
-        self.wvalue.next = 0.into();
-        self.next_step.next = self.step.q.val();
-        self.state.next = self.st_configure.val();
-        match self.step.q.val() {
-            Step::ReadId => {
-                self.is_read.next = true;
-                self.req_dw2.next = self.to_vendor_device.val();
-                self.next_step.next = Step::ReadPortInfo;
-                self.state.next = self.st_identify.val();
-            }
-            Step::ReadPortInfo => {
-                self.is_read.next = true;
-                self.req_dw2.next = self.to_port_info.val();
-                self.next_step.next = Step::WriteBar2Lo;
-                self.state.next = self.st_identify.val();
-            }
-            Step::WriteBar2Lo => {
-                self.req_dw2.next = self.to_bar2_lo.val();
-                self.wvalue.next = self.base_lo.val();
-                self.next_step.next = Step::WriteBar2Hi;
-            }
-            Step::WriteBar2Hi => {
-                self.req_dw2.next = self.to_bar2_hi.val();
-                self.wvalue.next = self.base_hi.val();
-                self.next_step.next = Step::WritePartnerInfo;
-            }
-            Step::WritePartnerInfo => {
-                self.req_dw2.next = self.to_partner_info.val();
-                self.wvalue.next = bit_cast::<32, 6>(self.node_id.val())
-                    | (bit_cast::<32, 2>(self.port_index.val()) << 8)
-                    | self.partner_valid_bit.val();
-                self.next_step.next = Step::WriteCommand;
-            }
-            Step::WriteCommand => {
-                self.req_dw2.next = self.to_command.val();
-                self.wvalue.next = self.command.val();
-                self.next_step.next = Step::Done;
-            }
-            Step::Done => {
-                self.active.next = false;
-                self.state.next = self.st_ready.val();
-            }
-            Step::Failed => {
-                self.active.next = false;
-                self.state.next = self.st_failed.val();
-            }
-        }
+        self.request.step.next = self.step.q.val();
+        self.request.node_id.next = self.node_id.val();
+        self.request.port_index.next = self.port_index.val();
+        self.state.next = self.request.state.val();
 
         // The request beat: requester id 0, a fresh tag, last_be 0, first_be 0xF; write
         // data byte-swapped into address order.
         self.next_tag.next = self.tag.q.val() + 1;
         self.beat_dw0.next = self.wr0_dw0.val();
-        self.beat_dw3.next = (bit_cast::<32, 8>(self.wvalue.val().get_bits::<8>(24)))
-            | (bit_cast::<32, 8>(self.wvalue.val().get_bits::<8>(16)) << 8)
-            | (bit_cast::<32, 8>(self.wvalue.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.wvalue.val().get_bits::<8>(0)) << 24);
-        if self.is_read.val() {
+        self.beat_dw3.next = (bit_cast::<32, 8>(self.request.wvalue.val().get_bits::<8>(24)))
+            | (bit_cast::<32, 8>(self.request.wvalue.val().get_bits::<8>(16)) << 8)
+            | (bit_cast::<32, 8>(self.request.wvalue.val().get_bits::<8>(8)) << 16)
+            | (bit_cast::<32, 8>(self.request.wvalue.val().get_bits::<8>(0)) << 24);
+        if self.request.is_read.val() {
             self.beat_dw0.next = self.rd0_dw0.val();
             self.beat_dw3.next = 0.into();
         }
         self.beat_dw1.next = (bit_cast::<32, 8>(self.next_tag.val()) << 8) | 0xF;
-        if self.active.val() && (self.phase.q.val() == Phase::Send) && !self.req_valid.q.val() {
+        if self.request.active.val()
+            && (self.phase.q.val() == Phase::Send)
+            && !self.req_valid.q.val()
+        {
             self.req_valid.d.next = true;
-            self.req_write.d.next = !self.is_read.val();
+            self.req_write.d.next = !self.request.is_read.val();
             self.req_data.d.next = bit_cast::<128, 32>(self.beat_dw0.val())
                 | (bit_cast::<128, 32>(self.beat_dw1.val()) << 32)
-                | (bit_cast::<128, 32>(self.req_dw2.val()) << 64)
+                | (bit_cast::<128, 32>(self.request.req_dw2.val()) << 64)
                 | (bit_cast::<128, 32>(self.beat_dw3.val()) << 96);
             self.tag.d.next = self.next_tag.val();
             self.phase.d.next = Phase::Post;
@@ -350,14 +243,14 @@ impl Logic for BringUp {
             | (bit_cast::<32, 8>(self.cpl.val().get_bits::<8>(104)) << 16)
             | (bit_cast::<32, 8>(self.cpl.val().get_bits::<8>(96)) << 24);
         self.matched.next = self.cpl_valid.val()
-            && self.active.val()
+            && self.request.active.val()
             && (self.phase.q.val() == Phase::Wait)
             && (self.cpl.val().get_bits::<16>(80) == 0)
             && (self.cpl.val().get_bits::<8>(72) == self.tag.q.val());
 
         self.unexpected.next = self.cpl_valid.val() && !self.matched.val();
 
-        if self.active.val() && (self.phase.q.val() == Phase::Wait) {
+        if self.request.active.val() && (self.phase.q.val() == Phase::Wait) {
             self.timer.d.next = self.timer.q.val() + 1;
             if self.timer.q.val() >= self.cfg_timeout.val() {
                 self.step.d.next = Step::Failed;
@@ -366,10 +259,10 @@ impl Logic for BringUp {
         }
         if self.matched.val() {
             if self.cpl_status.val() == self.status_sc.val() {
-                self.step.d.next = self.next_step.val();
+                self.step.d.next = self.request.next_step.val();
                 self.phase.d.next = Phase::Send;
                 self.timer.d.next = 0.into();
-                if self.is_read.val() && !self.cpl_has_data.val() {
+                if self.request.is_read.val() && !self.cpl_has_data.val() {
                     self.step.d.next = Step::Failed;
                     self.err.d.next = self.e_not_peach2.val();
                 }

@@ -7,6 +7,7 @@
 //! crossbar and link-controller traffic (`tx_merge`).
 
 pub mod bringup;
+pub mod bringup_step;
 pub mod cfg_answer;
 pub mod cfg_space;
 pub mod cfg_tlp;
