@@ -52,12 +52,13 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     pub d_rem: [Signal<In, Bits<8>>; C],
     /// Per channel: a descriptor fetch is outstanding.
     pub d_busy: Signal<In, Bits<C>>,
-    /// Write a read's count next cycle (a completion's last beat, or a failed header).
-    pub count_we: Signal<Out, Bit>,
+    /// Write a data read's count (its tag's) next cycle: a completion's last beat, or
+    /// a failed header.
+    pub count_data: Signal<Out, Bit>,
+    /// Write a descriptor fetch's count (its channel's) next cycle.
+    pub count_desc: Signal<Out, Bit>,
     /// ... to 0 (it failed), not to `count_rem`.
     pub count_clear: Signal<Out, Bit>,
-    /// The read is a descriptor fetch (its channel's count), not data (its tag's).
-    pub count_desc: Signal<Out, Bit>,
     /// The data read's tag.
     pub count_tag: Signal<Out, Bits<8>>,
     /// The read's channel.
@@ -131,6 +132,8 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     take_header: Signal<Local, Bit>,
     /// The header taken this cycle names an outstanding read and fails.
     fail: Signal<Local, Bit>,
+    /// The completion's last beat is taken and it passed the checks.
+    last_ok: Signal<Local, Bit>,
     /// Per channel: the header taken this cycle fails.
     err_now: Signal<Local, Bits<C>>,
     // The beat taken last cycle, for the lanes' placement this cycle (its completion's
@@ -163,9 +166,9 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             t_busy: array_init::array_init(|_| Default::default()),
             d_rem: array_init::array_init(|_| Default::default()),
             d_busy: Default::default(),
-            count_we: Default::default(),
-            count_clear: Default::default(),
+            count_data: Default::default(),
             count_desc: Default::default(),
+            count_clear: Default::default(),
             count_tag: Default::default(),
             count_chan: Default::default(),
             count_rem: Default::default(),
@@ -201,6 +204,7 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             take: Default::default(),
             take_header: Default::default(),
             fail: Default::default(),
+            last_ok: Default::default(),
             err_now: Default::default(),
             l_take: Default::default(),
             l_ok: Default::default(),
@@ -309,10 +313,14 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
             }
         }
         // The last beat: the DWs are in place (next cycle), count them.
-        self.count_we.next =
-            (self.take.val() && self.cpl.eop.val() && self.e_ok.val()) || self.fail.val();
+        // (A failed header's kind comes from the header itself, not through the state's
+        // choice: it is on the DMA's deepest path.)
+        self.last_ok.next = self.take.val() && self.cpl.eop.val() && self.e_ok.val();
+        self.count_data.next = (self.last_ok.val() && !self.e_desc.val())
+            || (self.fail.val() && !self.header.is_desc.val());
+        self.count_desc.next = (self.last_ok.val() && self.e_desc.val())
+            || (self.fail.val() && self.header.is_desc.val());
         self.count_clear.next = self.fail.val();
-        self.count_desc.next = self.e_desc.val();
         self.count_tag.next = self.e_tag.val();
         self.count_chan.next = self.e_chan.val();
         self.count_rem.next = self.e_rem.val() - self.e_plen.val().get_bits::<8>(0);

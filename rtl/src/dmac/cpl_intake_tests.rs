@@ -179,32 +179,40 @@ fn completions_land_and_count_under_random_idle() {
             last_beat = Some((b.data, bidx, p.read, p.ok));
             match p.read {
                 None if first => unexp = true,
-                Some((chan, _, _, _)) if first => {
+                Some((chan, is_desc, _, _)) if first => {
                     seen = 1 << chan;
                     if !p.ok {
                         error_next = 1 << chan;
-                        count = Some((true, 0));
+                        count = Some((true, 0, chan, is_desc, p.tag));
                     }
                 }
                 _ => {}
             }
             if b.eop {
-                if let (Some((_, _, _, n)), true) = (p.read, p.ok) {
-                    count = Some((false, n));
+                if let (Some((chan, is_desc, _, n)), true) = (p.read, p.ok) {
+                    count = Some((false, n, chan, is_desc, p.tag));
                 }
                 sending = None;
             }
         }
         assert_eq!(u.cpl_seen.val().to_u64(), seen, "cycle {cycle}: cpl_seen");
         assert_eq!(u.cpl_unexpected.val(), unexp, "cycle {cycle}: unexpected");
-        assert_eq!(u.count_we.val(), count.is_some(), "cycle {cycle}: count");
-        if let Some((clear, n)) = count {
-            let p_tag = u.count_tag.val().to_u64() as usize;
-            let (chan, is_desc) = (u.count_chan.val().to_u64() as usize, u.count_desc.val());
-            let read = if is_desc {
-                &mut desc[chan]
+        let (data_count, desc_count) = match count {
+            Some((.., is_desc, _)) => (!is_desc, is_desc),
+            None => (false, false),
+        };
+        assert_eq!(u.count_data.val(), data_count, "cycle {cycle}: data count");
+        assert_eq!(u.count_desc.val(), desc_count, "cycle {cycle}: fetch count");
+        if let Some((clear, n, chan, is_desc, tag)) = count {
+            if is_desc {
+                assert_eq!(u.count_chan.val().to_u64(), chan, "cycle {cycle}: channel");
             } else {
-                &mut data[p_tag]
+                assert_eq!(u.count_tag.val().to_u64(), tag, "cycle {cycle}: tag");
+            }
+            let read = if is_desc {
+                &mut desc[chan as usize]
+            } else {
+                &mut data[tag as usize]
             };
             let r = read.as_mut().expect("the count names an outstanding read");
             assert_eq!(u.count_clear.val(), clear, "cycle {cycle}: clear");

@@ -212,14 +212,14 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.intake.d_busy.next = self.fetches.busy.val();
 
         // What the completion leaves of its read's count, written next cycle.
-        self.count.we.next = self.intake.count_we.val() && !self.intake.count_desc.val();
+        self.count.we.next = self.intake.count_data.val();
         self.count.clear.next = self.intake.count_clear.val();
         self.count.key.next = self.intake.count_tag.val();
         self.count.rem.next = self.intake.count_rem.val();
         self.tags.dec.next = self.count.pending.val();
         self.tags.dec_tag.next = self.count.pending_key.val();
         self.tags.dec_rem.next = self.count.value.val();
-        self.fetches.count_we.next = self.intake.count_we.val() && self.intake.count_desc.val();
+        self.fetches.count_we.next = self.intake.count_desc.val();
         self.fetches.count_clear.next = self.intake.count_clear.val();
         self.fetches.count_chan.next = self.intake.count_chan.val();
         self.fetches.count_rem.next = self.intake.count_rem.val();

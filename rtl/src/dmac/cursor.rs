@@ -36,7 +36,8 @@ pub struct Cursor {
     pub start_pos: Signal<In, Bits<16>>,
     /// Bytes from one block to the next.
     pub pitch: Signal<In, Bits<32>>,
-    /// Largest TLP in DWs (a power of two, at most 128).
+    /// Largest TLP in DWs (a power of two, at most 128): from the port's device control
+    /// (MPS or MRRS), which changes only at configuration; the cursor registers it.
     pub max: Signal<In, Bits<8>>,
     /// Pulse: the TLP at the cursor was taken; step past it.
     pub grant: Signal<In, Bit>,
@@ -65,6 +66,8 @@ pub struct Cursor {
     /// `ready` is high nothing moved the cursor in that cycle (a grant or a load lowers
     /// it, and a restart comes before a load).
     end_pos_q: DFF<Bits<16>>,
+    /// `max`, a cycle late: the configuration register is not on the size's path.
+    max_q: DFF<Bits<8>>,
     room: Signal<Local, Bits<8>>,
     n_next: Signal<Local, Bits<8>>,
     next_row: Signal<Local, Bits<64>>,
@@ -77,10 +80,13 @@ pub struct Cursor {
 impl Logic for Cursor {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, addr_q, row_q, left_q, rows_q, pos_q, n_q, ready_q, end_pos_q);
+        dff_setup!(
+            self, clock, addr_q, row_q, left_q, rows_q, pos_q, n_q, ready_q, end_pos_q, max_q
+        );
+        self.max_q.d.next = self.max.val();
         // The size of the TLP at the registers, ready the cycle after.
         self.room.next =
-            self.max.val() - (self.addr_q.q.val().get_bits::<8>(2) & (self.max.val() - 1));
+            self.max_q.q.val() - (self.addr_q.q.val().get_bits::<8>(2) & (self.max_q.q.val() - 1));
         self.n_next.next = self.room.val();
         if self.left_q.q.val().get_bits::<23>(2) < bit_cast::<23, 8>(self.room.val()) {
             self.n_next.next = self.left_q.q.val().get_bits::<8>(2);
