@@ -77,7 +77,7 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     pub bank_addr: [Signal<Out, Bits<10>>; 4],
     /// Per bank: data.
     pub bank_data: [Signal<Out, Bits<32>>; 4],
-    /// Per lane: a fetched descriptor DW is on `desc_data` (a cycle after its beat).
+    /// Per lane: a fetched descriptor DW is on `desc_data` (two cycles after its beat).
     pub desc_we: Signal<Out, Bits<4>>,
     /// Per lane l: which DW of the descriptor (0..7), in bits 3l+2..3l.
     pub desc_idx: Signal<Out, Bits<12>>,
@@ -150,6 +150,17 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     l_data: DFF<Bits<128>>,
     /// The beat's lanes into the reorder buffer or the channel's descriptor.
     lanes: CplLanes<C, CB>,
+    // A descriptor's DWs leave through one more register: the lanes' placement and the
+    // channel's choice of the descriptor field would not fit one cycle together. The
+    // channel still has the whole descriptor when it acts on `desc_done`.
+    /// `desc_we`, registered.
+    d_we: DFF<Bits<4>>,
+    /// `desc_idx`, registered.
+    d_idx: DFF<Bits<12>>,
+    /// `desc_data`, registered.
+    d_data: DFF<Bits<128>>,
+    /// `desc_tag`, registered.
+    d_tag: DFF<Bits<8>>,
 }
 
 impl<const C: usize, const CB: usize> CplIntake<C, CB> {
@@ -211,6 +222,10 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             l_bidx: Default::default(),
             l_data: Default::default(),
             lanes: CplLanes::new(),
+            d_we: Default::default(),
+            d_idx: Default::default(),
+            d_data: Default::default(),
+            d_tag: Default::default(),
         }
     }
 }
@@ -226,7 +241,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, err, l_take, l_ok, l_bidx, l_data, r_base, r_bidx, r_plen, r_chan,
-            r_desc, r_ok, r_tag, r_rem
+            r_desc, r_ok, r_tag, r_rem, d_we, d_idx, d_data, d_tag
         );
         self.cpl.ready.next = true;
         self.take.next = self.cpl.valid.val();
@@ -343,16 +358,21 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
             self.bank_addr[b].next = self.lanes.bank_addr[b].val();
             self.bank_data[b].next = self.lanes.bank_data[b].val();
         }
-        self.desc_we.next = self.lanes.desc_we.val();
-        self.desc_idx.next = self.lanes.desc_idx.val();
-        self.desc_tag.next = self.r_tag.q.val();
-        self.desc_data.next = self.l_data.q.val();
+        self.d_we.d.next = self.lanes.desc_we.val();
+        self.d_idx.d.next = self.lanes.desc_idx.val();
+        self.d_tag.d.next = self.r_tag.q.val();
+        self.d_data.d.next = self.l_data.q.val();
+        self.desc_we.next = self.d_we.q.val();
+        self.desc_idx.next = self.d_idx.q.val();
+        self.desc_tag.next = self.d_tag.q.val();
+        self.desc_data.next = self.d_data.q.val();
 
         self.err.d.next = self.err_now.val();
         if self.reset.val() {
             self.state.d.next = IntakeState::Header;
             self.err.d.next = 0.into();
             self.l_take.d.next = false;
+            self.d_we.d.next = 0.into();
         }
     }
 }

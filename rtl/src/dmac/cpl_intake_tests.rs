@@ -33,8 +33,8 @@ struct Sending {
 /// Completions of random chunks of random outstanding reads (data and descriptor
 /// fetches), some poisoned, some for tags with nothing outstanding, beats with random
 /// idle cycles between them; the intake answered from a model of the tag table and
-/// checked every cycle: each payload DW into its bank and row (or its descriptor DW)
-/// a cycle after its beat, the count at the last beat (cleared at a failed header),
+/// checked every cycle: each payload DW into its bank and row a cycle after its beat
+/// (to its descriptor DW two cycles after), the count at the last beat (cleared at a failed header),
 /// `cpl_seen`, `cpl_error` a cycle after the header, `cpl_unexpected`.
 #[test]
 fn completions_land_and_count_under_random_idle() {
@@ -48,6 +48,8 @@ fn completions_land_and_count_under_random_idle() {
     // whether it passed the checks).
     let mut last_beat: Option<(u128, u64, Option<Target>, bool)> = None;
     let mut error_next = 0u64;
+    // The descriptor DWs due on the outputs this cycle: (lanes, DW indices, DWs).
+    let mut desc_now = (0u64, [0u64; 4], [0u64; 4]);
     let (mut dws, mut fails, mut unexpected) = (0u64, 0u32, 0u32);
     for cycle in 0..40_000u64 {
         // New reads on free tags.
@@ -117,8 +119,9 @@ fn completions_land_and_count_under_random_idle() {
         s.settle();
         let u = &s.uut;
 
-        // Last cycle's beat's lanes, in place now.
-        let (mut bank_we, mut desc_we) = (0u64, 0u64);
+        // Last cycle's beat's lanes: data in place now, descriptor DWs next cycle (per
+        // lane: its DW index and the DW).
+        let (mut bank_we, mut desc_due) = (0u64, (0u64, [0u64; 4], [0u64; 4]));
         if let Some((lanes, bidx, Some((chan, is_desc, offset, n)), true)) = last_beat {
             for l in 0..4u64 {
                 let j = bidx + l;
@@ -127,18 +130,10 @@ fn completions_land_and_count_under_random_idle() {
                 }
                 let word = (lanes >> (32 * l)) as u32 as u64;
                 if is_desc {
-                    let idx = (offset + j - 3) & 7;
                     // `offset` is the DW of the descriptor the first payload DW is.
-                    desc_we |= 1 << l;
-                    assert_eq!(
-                        u.desc_idx.val().to_u64() >> (3 * l) & 7,
-                        idx,
-                        "cycle {cycle}"
-                    );
-                    assert_eq!(
-                        (u.desc_data.val().to_u128() >> (32 * l)) as u32 as u64,
-                        word
-                    );
+                    desc_due.0 |= 1 << l;
+                    desc_due.1[l as usize] = (offset + j - 3) & 7;
+                    desc_due.2[l as usize] = word;
                 } else {
                     let p = (offset + j - 3) & 0xFFFF;
                     let bank = (p % 4) as usize;
@@ -155,11 +150,19 @@ fn completions_land_and_count_under_random_idle() {
             bank_we,
             "cycle {cycle}: bank writes"
         );
+        let (desc_we, idx, words) = desc_now;
         assert_eq!(
             u.desc_we.val().to_u64(),
             desc_we,
             "cycle {cycle}: descriptor DWs"
         );
+        for l in (0..4).filter(|l| desc_we >> l & 1 == 1) {
+            let lane_idx = u.desc_idx.val().to_u64() >> (3 * l) & 7;
+            assert_eq!(lane_idx, idx[l], "cycle {cycle}: descriptor DW index");
+            let word = (u.desc_data.val().to_u128() >> (32 * l)) as u32 as u64;
+            assert_eq!(word, words[l], "cycle {cycle}: descriptor DW");
+        }
+        desc_now = desc_due;
         assert_eq!(
             u.cpl_error.val().to_u64(),
             error_next,

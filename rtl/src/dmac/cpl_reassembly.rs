@@ -29,9 +29,10 @@
 //! header's checks, retirement, a fetch's end) takes it from that pending write
 //! meanwhile, so the stage behaves, cycle for cycle, as if it were written at once.
 //!
-//! Fetched descriptor DWs leave from the intake's registered beat, a cycle after it, and
-//! `desc_done` a cycle after the fetch's last DW was counted, so a channel sees the whole
-//! descriptor when it sees `desc_done`.
+//! Fetched descriptor DWs leave the intake two cycles after their beat, as `desc_done`
+//! does after the fetch's last beat (its count is written a cycle after the beat and
+//! `desc_done` comes a cycle after that), so a channel that checks its descriptor the
+//! cycle after `desc_done` has all of it.
 
 use super::cpl_intake::CplIntake;
 use super::desc_fetches::DescFetches;
@@ -75,7 +76,7 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     pub cpl_seen: Signal<Out, Bits<C>>,
     /// Per channel pulse: the descriptor fetch finished (its DWs are written).
     pub desc_done: Signal<Out, Bits<C>>,
-    /// Per lane: a fetched descriptor DW is on `desc_data` (a cycle after its beat).
+    /// Per lane: a fetched descriptor DW is on `desc_data` (two cycles after its beat).
     pub desc_we: Signal<Out, Bits<4>>,
     /// Per lane l: which DW of the descriptor (0..7), in bits 3l+2..3l.
     pub desc_idx: Signal<Out, Bits<12>>,
