@@ -173,15 +173,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.fetches.chan_reset.next = self.chan_reset.val();
 
         // The completion beats, into the banks and the channels' descriptors.
-        self.intake.cpl.data.next = self.cpl.data.val();
-        self.intake.cpl.sop.next = self.cpl.sop.val();
-        self.intake.cpl.eop.next = self.cpl.eop.val();
-        self.intake.cpl.empty.next = self.cpl.empty.val();
-        self.intake.cpl.dest.next = self.cpl.dest.val();
-        self.intake.cpl.src.next = self.cpl.src.val();
-        self.intake.cpl.unsupported.next = self.cpl.unsupported.val();
-        self.intake.cpl.valid.next = self.cpl.valid.val();
-        self.cpl.ready.next = self.intake.cpl.ready.val();
+        TlpSink::link(&mut self.cpl, &mut self.intake.cpl);
         self.bank_we.next = self.intake.bank_we.val();
         for b in 0..4 {
             self.bank_addr[b].next = self.intake.bank_addr[b].val();

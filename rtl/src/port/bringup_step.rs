@@ -35,7 +35,7 @@ pub enum Step {
 }
 
 /// Partner bus/dev/fn: bus [`PARTNER_BUS`], device 0, function 0.
-pub const PARTNER_BDF: u16 = (PARTNER_BUS as u16) << 8;
+const PARTNER_BDF: u16 = (PARTNER_BUS as u16) << 8;
 
 fn target(offset: u16) -> Constant<Bits<32>> {
     Constant::new(cfg_dw2(PARTNER_BDF, offset).into())

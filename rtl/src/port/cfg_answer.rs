@@ -8,6 +8,9 @@ use super::cfg_tlp::{CFG_BYTE_COUNT, CPLD_DW0, CPL_DW0, STATUS_SC, STATUS_UR};
 use crate::stream::TlpSource;
 use rust_hdl::prelude::*;
 
+// `tx.empty` reads the answer's kind from its fmt: with data exactly in a CplD.
+const _: () = assert!((CPLD_DW0 >> 30) & 1 == 1 && (CPL_DW0 >> 30) & 1 == 0);
+
 /// The answer slot of a port's config space.
 #[derive(LogicBlock)]
 pub struct CfgAnswer {
@@ -35,8 +38,6 @@ pub struct CfgAnswer {
     full: DFF<Bit>,
     /// Its beat.
     beat: DFF<Bits<128>>,
-    /// It carries data (its fourth lane is used).
-    with_data: DFF<Bit>,
     /// The answer carries data: a successful read.
     cpld: Signal<Local, Bit>,
     /// Header DW 0: Cpl or CplD.
@@ -71,7 +72,6 @@ impl Default for CfgAnswer {
             tx: Default::default(),
             full: Default::default(),
             beat: Default::default(),
-            with_data: Default::default(),
             cpld: Default::default(),
             dw0: Default::default(),
             dw1: Default::default(),
@@ -90,7 +90,7 @@ impl Default for CfgAnswer {
 impl Logic for CfgAnswer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, full, beat, with_data);
+        dff_setup!(self, clock, full, beat);
         self.ready.next = !self.full.q.val();
         self.cpld.next = !self.is_write.val() && !self.ur.val();
         self.status.next = self.status_sc.val();
@@ -112,7 +112,6 @@ impl Logic for CfgAnswer {
         self.dw2.next = bit_cast::<32, 24>(self.req_dw1.val().get_bits::<24>(8)) << 8;
         if self.take.val() {
             self.full.d.next = true;
-            self.with_data.d.next = self.cpld.val();
             self.beat.d.next = bit_cast::<128, 32>(self.dw0.val())
                 | (bit_cast::<128, 32>(self.dw1.val()) << 32)
                 | (bit_cast::<128, 32>(self.dw2.val()) << 64)
@@ -122,8 +121,9 @@ impl Logic for CfgAnswer {
         self.tx.data.next = self.beat.q.val();
         self.tx.sop.next = true;
         self.tx.eop.next = true;
+        // A CplD (fmt bit 1, DW 0 bit 30, set) fills the fourth lane; a Cpl leaves it empty.
         self.tx.empty.next = 1.into();
-        if self.with_data.q.val() {
+        if self.beat.q.val().get_bit(30) {
             self.tx.empty.next = 0.into();
         }
         self.tx.dest.next = 0.into();

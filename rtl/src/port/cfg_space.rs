@@ -416,15 +416,7 @@ impl Logic for CfgSpace {
             self.answer.completer_id.next = self.target_id.val();
         }
         self.answer.rdata.next = self.rdata.val();
-        self.tx.valid.next = self.answer.tx.valid.val();
-        self.tx.data.next = self.answer.tx.data.val();
-        self.tx.sop.next = self.answer.tx.sop.val();
-        self.tx.eop.next = self.answer.tx.eop.val();
-        self.tx.empty.next = self.answer.tx.empty.val();
-        self.tx.dest.next = self.answer.tx.dest.val();
-        self.tx.src.next = self.answer.tx.src.val();
-        self.tx.unsupported.next = self.answer.tx.unsupported.val();
-        self.answer.tx.ready.next = self.tx.ready.val();
+        TlpSource::link(&mut self.tx, &mut self.answer.tx);
 
         self.device_id.next = self.dev_id.q.val();
         self.mem_enable.next = self.mem_en.q.val();

@@ -226,15 +226,7 @@ impl Logic for Crossbar {
                     self.owner[j].d.next = self.sel[j].val();
                 }
             }
-            self.sources[j].valid.next = self.out[j].source.valid.val();
-            self.sources[j].data.next = self.out[j].source.data.val();
-            self.sources[j].sop.next = self.out[j].source.sop.val();
-            self.sources[j].eop.next = self.out[j].source.eop.val();
-            self.sources[j].empty.next = self.out[j].source.empty.val();
-            self.sources[j].dest.next = self.out[j].source.dest.val();
-            self.sources[j].src.next = self.out[j].source.src.val();
-            self.sources[j].unsupported.next = self.out[j].source.unsupported.val();
-            self.out[j].source.ready.next = self.sources[j].ready.val();
+            TlpSource::link(&mut self.sources[j], &mut self.out[j].source);
             self.out_busy[j].next = self.owner[j].q.val().any() || self.out[j].holding.val();
         }
 
