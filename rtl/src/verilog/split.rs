@@ -18,6 +18,12 @@
 //! declaration becomes a `wire`). A group that reads nothing joins another group, so no
 //! `always @(*)` is left without sensitivity. A block whose text does not have the shape
 //! rust-hdl writes is left as it was.
+//!
+//! rust-hdl also writes the connections of a child's ports as one-line blocks,
+//! `always @(*) a = b;`. An event-driven simulator runs such a block only when `b`
+//! changes, so where `b` settles at time 0 before the block waits (Icarus orders time 0
+//! as it likes), `a` stays `x` for good: a register behind it latches the `x` and keeps
+//! it. They become `assign`s too, which are evaluated at time 0.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -237,6 +243,25 @@ fn declare_wire(line: &str, wires: &HashSet<String>) -> Option<String> {
     }
 }
 
+/// `(lhs, rhs)` of a connection rust-hdl writes as `always @(*) lhs = rhs;` (a child's
+/// port joined to a signal).
+fn one_line_always(line: &str) -> Option<(&str, &str)> {
+    split_assign(line.strip_prefix("    always @(*) ")?)
+}
+
+/// `name` is assigned by one statement of the module.
+fn written_once(lines: &[&str], name: &str) -> bool {
+    lines
+        .iter()
+        .filter(|l| {
+            let t = l.trim_start();
+            let t = t.strip_prefix("always @(*) ").unwrap_or(t);
+            split_assign(t).is_some_and(|(lhs, _)| lhs == name)
+        })
+        .count()
+        == 1
+}
+
 /// Splits the `always @(*)` blocks of one module (its lines, `module` to `endmodule`).
 fn split_module(lines: &[&str], out: &mut String) {
     let mut body_out: Vec<String> = Vec::new();
@@ -253,6 +278,17 @@ fn split_module(lines: &[&str], out: &mut String) {
                     None => body_out.extend(lines[i..=end].iter().map(|l| l.to_string())),
                 }
                 i = end + 1;
+                continue;
+            }
+        }
+        if let Some((lhs, _)) = one_line_always(lines[i]) {
+            if written_once(lines, lhs) {
+                body_out.push(format!(
+                    "    assign {}",
+                    &lines[i]["    always @(*) ".len()..]
+                ));
+                wires.insert(lhs.to_string());
+                i += 1;
                 continue;
             }
         }
@@ -312,6 +348,23 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("always"), "{out}");
+    }
+
+    #[test]
+    fn one_line_connections_become_continuous_unless_written_elsewhere() {
+        let v = "module m(a,y);\n    input wire  a;\n    output reg  y;\n    reg  c$a;\n    reg  z;\n    always @(*) c$a = a;\n    always @(*) y = c$a;\n    always @(*) z = a;\n    always @(*) begin\n        z = 1'b0;\n    end\nendmodule // m\n";
+        let out = split_comb_blocks(v);
+        assert!(
+            out.contains("    output wire  y;\n    wire  c$a;\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("    assign c$a = a;\n    assign y = c$a;\n"),
+            "{out}"
+        );
+        // `z` has a second writer: it stays a `reg` behind its blocks.
+        assert!(out.contains("    reg  z;\n"), "{out}");
+        assert!(out.contains("    always @(*) z = a;\n"), "{out}");
     }
 
     #[test]
