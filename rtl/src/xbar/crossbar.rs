@@ -237,7 +237,7 @@ impl Logic for Crossbar {
                 self.owner[j].d.next = self.arbiter[j].grant.val();
             }
             TlpSource::link(&mut self.sources[j], &mut self.out[j].source);
-            self.out_busy[j].next = self.active[j].q.val() || self.out[j].holding.val();
+            self.out_busy[j].next = self.active[j].q.val() || self.sources[j].valid.val();
         }
 
         // Inputs: ready from the output the head beat enters, or always while discarding.
