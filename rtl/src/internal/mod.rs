@@ -12,6 +12,3 @@ pub mod req_decode;
 
 #[cfg(test)]
 mod completer_tests;
-
-#[cfg(test)]
-mod mux_tests;

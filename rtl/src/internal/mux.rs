@@ -17,14 +17,7 @@
 //! completer waits to send its completion; the chip would stop (found by `peach2 fuzz`,
 //! when completions shared this mux's output). The completer's inputs, the crossbar and
 //! the loop, take turns between packets.
-//!
-//! The crossbar and the completer take their beats from output registers
-//! ([`TlpSkid`]), whose `ready` is a register too: neither the DMA's choice nor the
-//! completer's request decode lies on a path through the other (a cycle more on both
-//! ways; every stream still moves a beat per cycle). Completions go to the DMA without
-//! one: they come from the crossbar's output registers.
 
-use crate::stream::skid::TlpSkid;
 use crate::stream::{TlpSink, TlpSource, PORT_INTERNAL};
 use peach2_regmap::dma::tags::DMA_RANGE_END;
 use rust_hdl::prelude::*;
@@ -53,10 +46,6 @@ pub struct InternalMux {
     pub from_dma_wr: TlpSink,
     /// Downstream: into the crossbar.
     pub to_xbar: TlpSource,
-    /// The output register of `to_xbar`.
-    xbar_reg: TlpSkid,
-    /// The output register of `to_completer`.
-    completer_reg: TlpSkid,
     /// Inbound: inside a packet.
     in_pkt: DFF<Bit>,
     /// Inbound: the packet goes to the DMA.
@@ -102,12 +91,6 @@ impl Logic for InternalMux {
             cur,
             last
         );
-        self.xbar_reg.clock.next = self.clock.val();
-        self.xbar_reg.reset.next = self.reset.val();
-        TlpSource::link(&mut self.to_xbar, &mut self.xbar_reg.source);
-        self.completer_reg.clock.next = self.clock.val();
-        self.completer_reg.reset.next = self.reset.val();
-        TlpSource::link(&mut self.to_completer, &mut self.completer_reg.source);
         // The DMA's write stream: a packet for the internal port is the loop's from its
         // SOP beat to its EOP beat.
         self.wr_loop.next = (self.in_pkt.q.val() && self.in_loop.q.val())
@@ -130,27 +113,27 @@ impl Logic for InternalMux {
         if self.use_loop.val() {
             self.sel_dma.next = false;
         }
-        self.completer_reg.sink.data.next = self.from_xbar.data.val();
-        self.completer_reg.sink.sop.next = self.from_xbar.sop.val();
-        self.completer_reg.sink.eop.next = self.from_xbar.eop.val();
-        self.completer_reg.sink.empty.next = self.from_xbar.empty.val();
-        self.completer_reg.sink.dest.next = self.from_xbar.dest.val();
-        self.completer_reg.sink.src.next = self.from_xbar.src.val();
-        self.completer_reg.sink.unsupported.next = self.from_xbar.unsupported.val();
+        self.to_completer.data.next = self.from_xbar.data.val();
+        self.to_completer.sop.next = self.from_xbar.sop.val();
+        self.to_completer.eop.next = self.from_xbar.eop.val();
+        self.to_completer.empty.next = self.from_xbar.empty.val();
+        self.to_completer.dest.next = self.from_xbar.dest.val();
+        self.to_completer.src.next = self.from_xbar.src.val();
+        self.to_completer.unsupported.next = self.from_xbar.unsupported.val();
         self.in_valid.next = self.from_xbar.valid.val();
         self.in_eop.next = self.from_xbar.eop.val();
         if self.use_loop.val() {
-            self.completer_reg.sink.data.next = self.from_dma_wr.data.val();
-            self.completer_reg.sink.sop.next = self.from_dma_wr.sop.val();
-            self.completer_reg.sink.eop.next = self.from_dma_wr.eop.val();
-            self.completer_reg.sink.empty.next = self.from_dma_wr.empty.val();
-            self.completer_reg.sink.dest.next = self.from_dma_wr.dest.val();
-            self.completer_reg.sink.src.next = self.from_dma_wr.src.val();
-            self.completer_reg.sink.unsupported.next = self.from_dma_wr.unsupported.val();
+            self.to_completer.data.next = self.from_dma_wr.data.val();
+            self.to_completer.sop.next = self.from_dma_wr.sop.val();
+            self.to_completer.eop.next = self.from_dma_wr.eop.val();
+            self.to_completer.empty.next = self.from_dma_wr.empty.val();
+            self.to_completer.dest.next = self.from_dma_wr.dest.val();
+            self.to_completer.src.next = self.from_dma_wr.src.val();
+            self.to_completer.unsupported.next = self.from_dma_wr.unsupported.val();
             self.in_valid.next = self.from_dma_wr.valid.val();
             self.in_eop.next = self.from_dma_wr.eop.val();
         }
-        self.completer_reg.sink.valid.next = self.in_valid.val() && !self.sel_dma.val();
+        self.to_completer.valid.next = self.in_valid.val() && !self.sel_dma.val();
         self.to_dma.data.next = self.from_xbar.data.val();
         self.to_dma.sop.next = self.from_xbar.sop.val();
         self.to_dma.eop.next = self.from_xbar.eop.val();
@@ -159,14 +142,14 @@ impl Logic for InternalMux {
         self.to_dma.src.next = self.from_xbar.src.val();
         self.to_dma.unsupported.next = self.from_xbar.unsupported.val();
         self.to_dma.valid.next = self.from_xbar.valid.val() && self.sel_dma.val();
-        self.from_xbar.ready.next = self.completer_reg.sink.ready.val();
+        self.from_xbar.ready.next = self.to_completer.ready.val();
         if self.sel_dma.val() {
             self.from_xbar.ready.next = self.to_dma.ready.val();
         }
         self.in_ready.next = self.from_xbar.ready.val();
         if self.use_loop.val() {
             self.from_xbar.ready.next = false;
-            self.in_ready.next = self.completer_reg.sink.ready.val();
+            self.in_ready.next = self.to_completer.ready.val();
         }
         if self.in_valid.val() && self.in_ready.val() {
             self.in_pkt.d.next = !self.in_eop.val();
@@ -187,36 +170,36 @@ impl Logic for InternalMux {
         if self.locked.q.val() {
             self.src_wr.next = self.cur.q.val();
         }
-        self.xbar_reg.sink.data.next = self.from_dma_rd.data.val();
-        self.xbar_reg.sink.sop.next = self.from_dma_rd.sop.val();
-        self.xbar_reg.sink.eop.next = self.from_dma_rd.eop.val();
-        self.xbar_reg.sink.empty.next = self.from_dma_rd.empty.val();
-        self.xbar_reg.sink.dest.next = self.from_dma_rd.dest.val();
-        self.xbar_reg.sink.src.next = self.from_dma_rd.src.val();
-        self.xbar_reg.sink.unsupported.next = self.from_dma_rd.unsupported.val();
-        self.xbar_reg.sink.valid.next = self.from_dma_rd.valid.val();
-        self.from_dma_rd.ready.next = self.xbar_reg.sink.ready.val();
+        self.to_xbar.data.next = self.from_dma_rd.data.val();
+        self.to_xbar.sop.next = self.from_dma_rd.sop.val();
+        self.to_xbar.eop.next = self.from_dma_rd.eop.val();
+        self.to_xbar.empty.next = self.from_dma_rd.empty.val();
+        self.to_xbar.dest.next = self.from_dma_rd.dest.val();
+        self.to_xbar.src.next = self.from_dma_rd.src.val();
+        self.to_xbar.unsupported.next = self.from_dma_rd.unsupported.val();
+        self.to_xbar.valid.next = self.from_dma_rd.valid.val();
+        self.from_dma_rd.ready.next = self.to_xbar.ready.val();
         self.from_dma_wr.ready.next = false;
         if self.src_wr.val() {
-            self.xbar_reg.sink.data.next = self.from_dma_wr.data.val();
-            self.xbar_reg.sink.sop.next = self.from_dma_wr.sop.val();
-            self.xbar_reg.sink.eop.next = self.from_dma_wr.eop.val();
-            self.xbar_reg.sink.empty.next = self.from_dma_wr.empty.val();
-            self.xbar_reg.sink.dest.next = self.from_dma_wr.dest.val();
-            self.xbar_reg.sink.src.next = self.from_dma_wr.src.val();
-            self.xbar_reg.sink.unsupported.next = self.from_dma_wr.unsupported.val();
-            self.xbar_reg.sink.valid.next = self.wr_req.val();
+            self.to_xbar.data.next = self.from_dma_wr.data.val();
+            self.to_xbar.sop.next = self.from_dma_wr.sop.val();
+            self.to_xbar.eop.next = self.from_dma_wr.eop.val();
+            self.to_xbar.empty.next = self.from_dma_wr.empty.val();
+            self.to_xbar.dest.next = self.from_dma_wr.dest.val();
+            self.to_xbar.src.next = self.from_dma_wr.src.val();
+            self.to_xbar.unsupported.next = self.from_dma_wr.unsupported.val();
+            self.to_xbar.valid.next = self.wr_req.val();
             self.from_dma_rd.ready.next = false;
-            self.from_dma_wr.ready.next = self.xbar_reg.sink.ready.val() && !self.wr_loop.val();
+            self.from_dma_wr.ready.next = self.to_xbar.ready.val() && !self.wr_loop.val();
         }
         if self.use_loop.val() {
-            self.from_dma_wr.ready.next = self.completer_reg.sink.ready.val();
+            self.from_dma_wr.ready.next = self.to_completer.ready.val();
         }
-        self.moved.next = self.xbar_reg.sink.valid.val() && self.xbar_reg.sink.ready.val();
+        self.moved.next = self.to_xbar.valid.val() && self.to_xbar.ready.val();
         if self.moved.val() {
             self.cur.d.next = self.src_wr.val();
-            self.locked.d.next = !self.xbar_reg.sink.eop.val();
-            if self.xbar_reg.sink.eop.val() {
+            self.locked.d.next = !self.to_xbar.eop.val();
+            if self.to_xbar.eop.val() {
                 self.last.d.next = self.src_wr.val();
             }
         }

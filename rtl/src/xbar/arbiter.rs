@@ -1,8 +1,8 @@
 //! One crossbar output's round-robin arbiter over the inputs, one-hot. It keeps `last`,
-//! the input the output connected last: requests from inputs above it come first,
+//! the input whose grant the output took last: requests from inputs above it come first,
 //! lowest index first; without any, the search wraps to input 0. `last` moves only when
-//! the output connects `grant` (`taken`), and with every input asking the grants go
-//! 0, 1, 2, ...
+//! the output takes a fresh grant's first beat (`taken`), so a grant the output cannot
+//! accept yet is offered again, and with every input asking the grants go 0, 1, 2, ...
 
 use super::crossbar::INPUTS;
 use rust_hdl::prelude::*;
@@ -16,11 +16,11 @@ pub struct OutputArbiter {
     pub reset: Signal<In, Bit>,
     /// One-hot inputs asking for the output.
     pub request: Signal<In, Bits<INPUTS>>,
-    /// The output connects `grant` this cycle.
+    /// The output takes `grant`'s first beat this cycle.
     pub taken: Signal<In, Bit>,
     /// One-hot winner (zero without a request).
     pub grant: Signal<Out, Bits<INPUTS>>,
-    /// One-hot input connected last; zero after reset.
+    /// One-hot input whose grant was taken last; zero after reset.
     last: DFF<Bits<INPUTS>>,
     /// Requests from inputs above `last`.
     after_last: Signal<Local, Bits<INPUTS>>,

@@ -10,24 +10,18 @@
 //! one input, so a read never passes the DMA's own earlier write.
 //!
 //! Per input, the head beat asks for output `dest` when it is a `sop` beat and the input
-//! is idle (not in the middle of a packet). Per output, `owner` names the one input
-//! *connected* to it: the data path takes beats from that input only, so the grant is a
-//! register and no arbitration lies between an input's head and the output's registers.
-//! A connected input moves its packet once its head asks for this output; the output is
-//! `active` from that `sop` until its `eop` is taken, and the packets never interleave.
-//! While the output is not active (free, or taking a packet's last beat) its round-robin
-//! arbiter picks the input to connect next cycle among those asking, so one input hands
-//! over to the next without a bubble. With nobody else asking, the last input stays
-//! connected (parked), so a stream of packets from one input also moves a beat per cycle;
-//! a packet at an output connected to another input waits one cycle for its connection.
-//! A connected input whose head asks for this output keeps its connection until that
-//! packet starts, so a grant the output cannot accept yet is offered again. An input's
-//! `ready` is the `ready` of the output its head beat enters; otherwise it is not ready.
+//! is idle (not in the middle of a packet). Per output, a round-robin arbiter picks one
+//! such input; the grant is used in the same cycle (cut-through, no bubble between
+//! packets) and, unless that first beat is also the last, is held in `owner` until the
+//! `eop` beat has been accepted, so packets never interleave. An input's `ready` is the
+//! `ready` of the output it is granted to; an input without a grant is not ready.
 //!
-//! Arbitration ([`OutputArbiter`]): each output keeps `last`, the one-hot input it
-//! connected last. Requests from inputs above `last` come first, lowest index first;
-//! without any, the search wraps to input 0. `last` moves when the output connects an
-//! input, and with every input asking the packets go 0, 1, 2, 3, 4, 0, ...
+//! Arbitration ([`OutputArbiter`]): each output keeps `last`, the one-hot input whose
+//! grant it took last. Requests from inputs above `last` come first, lowest index first;
+//! without any, the search wraps to input 0. `last` moves only when a fresh grant's first
+//! beat is taken,
+//! so a grant the output cannot accept yet is offered again, and with every input asking
+//! the grants go 0, 1, 2, 3, 4, 0, ...
 //!
 //! A packet whose `dest` names no endpoint (5..=7), or a beat that arrives at an idle
 //! input without `sop` (a fragment, e.g. the tail of a packet cut by a reset), is taken
@@ -79,11 +73,8 @@ pub struct Crossbar {
 
     /// Per output: its round-robin arbiter.
     arbiter: [OutputArbiter; NUM_ENDPOINTS],
-    /// Per output: one-hot input connected to it (its packet's, the next packet's, or
-    /// the last one's while nobody else asks); zero after reset.
+    /// Per output: one-hot input holding it until its `eop` is accepted; zero when free.
     owner: [DFF<Bits<INPUTS>>; NUM_ENDPOINTS],
-    /// Per output: a packet has started and its `eop` is not taken yet.
-    active: [DFF<Bit>; NUM_ENDPOINTS],
     /// Per input: discarding beats up to the current packet's `eop`.
     dropping: [DFF<Bit>; INPUTS],
     dropped_pulse: DFF<Bits<INPUTS>>,
@@ -100,12 +91,12 @@ pub struct Crossbar {
     want: [Signal<Local, Bits<INPUTS>>; INPUTS],
     /// Per output: one-hot inputs asking for it.
     request: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
+    /// Per output: one-hot winner of this cycle's arbitration.
+    grant: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
+    /// Per output: one-hot input connected to it this cycle.
+    sel: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per output: a beat enters its skid buffer this cycle.
     push: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    /// Per output: `active` next cycle.
-    keep: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    /// Per output: the connection stays (a packet is under way or waits to start).
-    hold: [Signal<Local, Bit>; NUM_ENDPOINTS],
     /// Per output: `busy` before packing into the status vector.
     out_busy: [Signal<Local, Bit>; NUM_ENDPOINTS],
     /// Number of endpoints: a `dest` at or above it names none.
@@ -127,7 +118,6 @@ impl Crossbar {
             dropped: Default::default(),
             arbiter: Default::default(),
             owner: Default::default(),
-            active: Default::default(),
             dropping: Default::default(),
             dropped_pulse: Default::default(),
             out: Default::default(),
@@ -135,9 +125,9 @@ impl Crossbar {
             bad_head: Default::default(),
             want: Default::default(),
             request: Default::default(),
+            grant: Default::default(),
+            sel: Default::default(),
             push: Default::default(),
-            keep: Default::default(),
-            hold: Default::default(),
             out_busy: Default::default(),
             endpoints: Constant::new((NUM_ENDPOINTS as u64).into()),
             one: Constant::new(1.into()),
@@ -161,7 +151,6 @@ impl Logic for Crossbar {
             self.arbiter[k].reset.next = self.reset.val();
             self.owner[k].clock.next = self.clock.val();
             self.owner[k].d.next = self.owner[k].q.val();
-            self.active[k].clock.next = self.clock.val();
             self.out[k].clock.next = self.clock.val();
             self.out[k].reset.next = self.reset.val();
         }
@@ -175,7 +164,7 @@ impl Logic for Crossbar {
         for i in 0..INPUTS {
             self.in_packet[i].next = self.dropping[i].q.val();
             for j in 0..NUM_ENDPOINTS {
-                if self.owner[j].q.val().get_bit(i) && self.active[j].q.val() {
+                if self.owner[j].q.val().get_bit(i) {
                     self.in_packet[i].next = true;
                 }
             }
@@ -190,7 +179,7 @@ impl Logic for Crossbar {
             }
         }
 
-        // Outputs: move the connected input's beats, arbitrate the next connection.
+        // Outputs: arbitrate, connect, register.
         for j in 0..NUM_ENDPOINTS {
             // Transpose: bit i of output j's request is bit j of input i's `want`.
             self.request[j].next = ((self.want[0].val() >> self.index[j].val()) & 1)
@@ -200,6 +189,12 @@ impl Logic for Crossbar {
                 | (((self.want[4].val() >> self.index[j].val()) & 1) << 4)
                 | (((self.want[5].val() >> self.index[j].val()) & 1) << 5);
             self.arbiter[j].request.next = self.request[j].val();
+            self.grant[j].next = self.arbiter[j].grant.val();
+            if self.owner[j].q.val().any() {
+                self.sel[j].next = self.owner[j].q.val();
+            } else {
+                self.sel[j].next = self.grant[j].val();
+            }
 
             self.out[j].sink.valid.next = false;
             self.out[j].sink.data.next = 0.into();
@@ -210,10 +205,8 @@ impl Logic for Crossbar {
             self.out[j].sink.src.next = 0.into();
             self.out[j].sink.unsupported.next = false;
             for i in 0..INPUTS {
-                if self.owner[j].q.val().get_bit(i) {
-                    self.out[j].sink.valid.next = self.sinks[i].valid.val()
-                        && (self.active[j].q.val() || self.request[j].val().get_bit(i))
-                        && !self.reset.val();
+                if self.sel[j].val().get_bit(i) {
+                    self.out[j].sink.valid.next = self.sinks[i].valid.val() && !self.reset.val();
                     self.out[j].sink.data.next = self.sinks[i].data.val();
                     self.out[j].sink.sop.next = self.sinks[i].sop.val();
                     self.out[j].sink.eop.next = self.sinks[i].eop.val();
@@ -224,30 +217,24 @@ impl Logic for Crossbar {
                 }
             }
             self.push[j].next = self.out[j].sink.valid.val() && self.out[j].sink.ready.val();
-            self.keep[j].next = self.active[j].q.val();
+            // The priority moves only when a fresh grant's first beat is taken.
+            self.arbiter[j].taken.next = self.push[j].val() && !self.owner[j].q.val().any();
             if self.push[j].val() {
-                self.keep[j].next = !self.out[j].sink.eop.val();
-            }
-            self.active[j].d.next = self.keep[j].val();
-            // An input whose packet waits at the output keeps its connection.
-            self.hold[j].next =
-                self.keep[j].val() || (self.out[j].sink.valid.val() && !self.push[j].val());
-            self.arbiter[j].taken.next = !self.hold[j].val() && self.arbiter[j].grant.val().any();
-            if !self.hold[j].val() && self.arbiter[j].grant.val().any() {
-                self.owner[j].d.next = self.arbiter[j].grant.val();
+                if self.out[j].sink.eop.val() {
+                    self.owner[j].d.next = 0.into();
+                } else {
+                    self.owner[j].d.next = self.sel[j].val();
+                }
             }
             TlpSource::link(&mut self.sources[j], &mut self.out[j].source);
-            self.out_busy[j].next = self.active[j].q.val() || self.sources[j].valid.val();
+            self.out_busy[j].next = self.owner[j].q.val().any() || self.out[j].holding.val();
         }
 
-        // Inputs: ready from the output the head beat enters, or always while discarding.
+        // Inputs: ready from the granted output, or always while discarding.
         for i in 0..INPUTS {
             self.sinks[i].ready.next = self.dropping[i].q.val() || self.bad_head[i].val();
             for j in 0..NUM_ENDPOINTS {
-                if self.owner[j].q.val().get_bit(i)
-                    && (self.active[j].q.val() || self.request[j].val().get_bit(i))
-                    && self.out[j].sink.ready.val()
-                {
+                if self.sel[j].val().get_bit(i) && self.out[j].sink.ready.val() {
                     self.sinks[i].ready.next = true;
                 }
             }
@@ -275,7 +262,6 @@ impl Logic for Crossbar {
         if self.reset.val() {
             for k in 0..NUM_ENDPOINTS {
                 self.owner[k].d.next = 0.into();
-                self.active[k].d.next = false;
             }
             for i in 0..INPUTS {
                 self.dropping[i].d.next = false;
