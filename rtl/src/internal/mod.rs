@@ -12,3 +12,6 @@ pub mod req_decode;
 
 #[cfg(test)]
 mod completer_tests;
+
+#[cfg(test)]
+mod mux_tests;
