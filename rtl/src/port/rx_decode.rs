@@ -1,7 +1,9 @@
 //! A port's RX stage, first register: each beat from the hard IP, registered with what
-//! the [`Router`] decides from it (on a `sop` beat) and the TLP's size from its header,
-//! so the second register (`super::rx_route`) steers the beat and checks its framing
-//! from registers: the router's logic and the framing checks are not in one clock cycle.
+//! the [`Router`] decides from it (on a `sop` beat), the TLP's size from its header, the
+//! DWs the beat carries and whether, as a first beat, it already breaks its header's
+//! framing, so the second register (`super::rx_route`) steers the beat and checks its
+//! framing from registers: the router's logic, the header's arithmetic and the framing
+//! checks are not in one clock cycle.
 //!
 //! One beat deep ([`BeatSlot`]): the beat waits here until the second register takes it
 //! (`take`), and the next comes in the same cycle. A beat waiting when the data link goes
@@ -48,6 +50,11 @@ pub struct RxDecode {
     pub total_dws: Signal<Out, Bits<12>>,
     /// On a `sop` beat: the payload exceeds the chip's Max_Payload_Size.
     pub too_big: Signal<Out, Bit>,
+    /// DWs the beat carries (1..=4).
+    pub beat_dws: Signal<Out, Bits<3>>,
+    /// As the first beat of a TLP, the beat breaks its header's framing: the header says
+    /// fewer DWs than the beat carries, or the beat ends the TLP with another count.
+    pub misframed: Signal<Out, Bit>,
     /// Data link layer up (from the hard IP).
     pub link_up: Signal<In, Bit>,
     /// What the port is.
@@ -67,12 +74,16 @@ pub struct RxDecode {
     q_rewrite: DFF<Bit>,
     q_total: DFF<Bits<12>>,
     q_too_big: DFF<Bit>,
+    q_beat_dws: DFF<Bits<3>>,
+    q_misframed: DFF<Bit>,
     /// Header DWs of the TLP starting on the input (fmt bit 0: 4-DW header).
     hdr_dws: Signal<Local, Bits<12>>,
     /// Its payload DWs (fmt bit 1: with data; length 0 means 1024).
     payload_dws: Signal<Local, Bits<12>>,
     /// DWs of the beat on the input.
-    beat_dws: Signal<Local, Bits<5>>,
+    in_dws: Signal<Local, Bits<5>>,
+    /// DWs of the TLP starting on the input, from its header.
+    in_total: Signal<Local, Bits<12>>,
     max_payload_dws: Constant<Bits<12>>,
 }
 
@@ -107,9 +118,14 @@ impl Default for RxDecode {
             q_rewrite: Default::default(),
             q_total: Default::default(),
             q_too_big: Default::default(),
+            q_beat_dws: Default::default(),
+            q_misframed: Default::default(),
             hdr_dws: Default::default(),
             payload_dws: Default::default(),
+            in_dws: Default::default(),
+            in_total: Default::default(),
             beat_dws: Default::default(),
+            misframed: Default::default(),
             max_payload_dws: Constant::new(u64::from(MAX_PAYLOAD_BYTES / 4).into()),
         }
     }
@@ -126,7 +142,9 @@ impl Logic for RxDecode {
             q_unsupported,
             q_rewrite,
             q_total,
-            q_too_big
+            q_too_big,
+            q_beat_dws,
+            q_misframed
         );
         // The router sees the lanes of the beat on the input.
         self.router.dw0.next = self.rx.data.val().get_bits::<32>(0);
@@ -154,6 +172,8 @@ impl Logic for RxDecode {
         self.rewrite_global.next = self.q_rewrite.q.val();
         self.total_dws.next = self.q_total.q.val();
         self.too_big.next = self.q_too_big.q.val();
+        self.beat_dws.next = self.q_beat_dws.q.val();
+        self.misframed.next = self.q_misframed.q.val();
 
         // The TLP's size from its header: fmt bit 0 = 4-DW header, fmt bit 1 = with data,
         // TD adds the digest.
@@ -168,24 +188,31 @@ impl Logic for RxDecode {
                 self.payload_dws.next = 1024.into();
             }
         }
-        self.beat_dws.next = 4.into();
+        self.in_total.next = self.hdr_dws.val() + self.payload_dws.val();
+        if self.rx.data.val().get_bit(15) {
+            self.in_total.next = self.hdr_dws.val() + self.payload_dws.val() + 1;
+        }
+        self.in_dws.next = 4.into();
         if self.rx.eop.val() {
-            self.beat_dws.next = 4 - bit_cast::<5, 2>(self.rx.empty.val());
+            self.in_dws.next = 4 - bit_cast::<5, 2>(self.rx.empty.val());
         }
 
         self.tlp_in.next = false;
         self.bytes_in.next = 0.into();
         if self.slot.load.val() {
             self.tlp_in.next = self.rx.sop.val();
-            self.bytes_in.next = self.beat_dws.val() << 2;
+            self.bytes_in.next = self.in_dws.val() << 2;
+            self.q_beat_dws.d.next = self.in_dws.val().get_bits::<3>(0);
+            // As a first beat: its header says fewer DWs than it carries, or it ends
+            // the TLP with another count.
+            self.q_misframed.d.next = (self.in_total.val() < bit_cast::<12, 5>(self.in_dws.val()))
+                || (self.rx.eop.val()
+                    && (self.in_total.val() != bit_cast::<12, 5>(self.in_dws.val())));
             self.q_action.d.next = self.router.action.val();
             self.q_dest.d.next = self.router.dest.val();
             self.q_unsupported.d.next = self.router.unsupported.val();
             self.q_rewrite.d.next = self.router.rewrite_global.val();
-            self.q_total.d.next = self.hdr_dws.val() + self.payload_dws.val();
-            if self.rx.data.val().get_bit(15) {
-                self.q_total.d.next = self.hdr_dws.val() + self.payload_dws.val() + 1;
-            }
+            self.q_total.d.next = self.in_total.val();
             self.q_too_big.d.next = self.payload_dws.val() > self.max_payload_dws.val();
         }
     }

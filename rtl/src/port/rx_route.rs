@@ -205,17 +205,13 @@ impl Logic for RxRoute {
                 self.cur.next = Steer::Link;
             }
         }
-        self.beat_dws.next = 4.into();
-        if self.decode.eop.val() {
-            self.beat_dws.next = 4 - bit_cast::<12, 2>(self.decode.empty.val());
-        }
+        self.beat_dws.next = bit_cast::<12, 3>(self.decode.beat_dws.val());
 
         // Framing of this beat against its packet's header.
         self.bad.next = false;
         if self.decode.sop.val() {
             self.bad.next = (self.decode.action.val() == RouteAction::Malformed)
-                || (self.decode.total_dws.val() < self.beat_dws.val())
-                || (self.decode.eop.val() && (self.decode.total_dws.val() != self.beat_dws.val()))
+                || self.decode.misframed.val()
                 || self.decode.too_big.val();
         } else {
             self.bad.next = (self.steer.q.val() == Steer::Idle)

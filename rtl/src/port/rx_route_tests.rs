@@ -265,6 +265,13 @@ fn length_mismatches_never_reach_the_crossbar() {
         let mut cut = packet_beats(&mem(true, addr, 12, 0), 0, 0, false);
         cut.truncate(2);
         only_the_good_one_passes(port, cut, seed + 3);
+        // A first beat that ends the TLP early: length 4, the header's beat only.
+        let mut header_only = mem(true, addr, 4, 0);
+        header_only.truncate(4);
+        only_the_good_one_passes(port, packet_beats(&header_only, 0, 0, false), seed + 4);
+        // A first beat with more than its header says: a 3-DW read and a fourth DW.
+        let read_and_more = [0x0000_0001, 0x0100_000F, 0x1000, 0xbad0_0003];
+        only_the_good_one_passes(port, packet_beats(&read_and_more, 0, 0, false), seed + 5);
     }
 }
 
