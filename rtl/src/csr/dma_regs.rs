@@ -63,6 +63,10 @@ pub struct DmaRegs {
     msi_d: DFF<Bits<32>>,
     /// The global registers' answer to the read.
     rd_global: Signal<Local, Bits<32>>,
+    /// The read answer, from the address of the cycle before.
+    rd_q: DFF<Bits<32>>,
+    /// The channels' answers to the address on the bus.
+    answer: Signal<Local, Bits<32>>,
     at_limit: Constant<Bits<ADDR_BITS>>,
     at_timeout: Constant<Bits<ADDR_BITS>>,
     at_msi_lo: Constant<Bits<ADDR_BITS>>,
@@ -101,6 +105,8 @@ impl Default for DmaRegs {
             msi_hi: Default::default(),
             msi_d: Default::default(),
             rd_global: Default::default(),
+            rd_q: Default::default(),
+            answer: Default::default(),
             at_limit: at(CHAIN_LIMIT),
             at_timeout: at(CPL_TIMEOUT),
             at_msi_lo: at(MSI_ADDR_LO),
@@ -118,15 +124,16 @@ impl Default for DmaRegs {
 impl Logic for DmaRegs {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, limit, timeout, msi_lo, msi_hi, msi_d);
+        dff_setup!(self, clock, limit, timeout, msi_lo, msi_hi, msi_d, rd_q);
         self.chain_limit.next = self.limit.q.val();
         self.cpl_timeout.next = self.timeout.q.val();
         self.msi_addr.next = (bit_cast::<64, 32>(self.msi_hi.q.val()) << 32)
             | bit_cast::<64, 32>(self.msi_lo.q.val());
         self.msi_data.next = self.msi_d.q.val();
 
-        // The channels: every access to each, their answers ORed.
-        self.csr.rd_data.next = 0.into();
+        // The channels: every access to each, their answers ORed (and registered, as the
+        // bus lets a target answer in the address's second cycle).
+        self.answer.next = 0.into();
         for c in 0..CHANNELS {
             self.chans[c].clock.next = self.clock.val();
             self.chans[c].reset.next = self.reset.val();
@@ -137,7 +144,7 @@ impl Logic for DmaRegs {
             self.chans[c].csr.wr_be.next = self.csr.wr_be.val();
             self.chans[c].csr.wr_mask.next = self.csr.wr_mask.val();
             self.chans[c].csr.rd_addr.next = self.csr.rd_addr.val();
-            self.csr.rd_data.next = self.csr.rd_data.val() | self.chans[c].csr.rd_data.val();
+            self.answer.next = self.answer.val() | self.chans[c].csr.rd_data.val();
             self.chans[c].status.next = self.status[c].val();
             self.chans[c].count.next = self.count[c].val();
             self.chans[c].current.next = self.current[c].val();
@@ -189,7 +196,8 @@ impl Logic for DmaRegs {
         if self.csr.rd_addr.val() == self.at_msi_data.val() {
             self.rd_global.next = self.msi_d.q.val();
         }
-        self.csr.rd_data.next = self.csr.rd_data.val() | self.rd_global.val();
+        self.rd_q.d.next = self.answer.val() | self.rd_global.val();
+        self.csr.rd_data.next = self.rd_q.q.val();
 
         if self.reset.val() {
             self.limit.d.next = self.limit_reset.val();

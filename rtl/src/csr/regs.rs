@@ -66,6 +66,10 @@ pub struct CsrRegs {
     target_ctrl: DFF<Bits<5>>,
     /// `CPL_UNEXPECTED`.
     unexpected: DFF<Bits<32>>,
+    /// The read answer, from the address of the cycle before.
+    rd_q: DFF<Bits<32>>,
+    /// The answer to the address on the bus.
+    answer: Signal<Local, Bits<32>>,
     /// `NODE_ID` after the write's enabled bytes.
     node_merged: Signal<Local, Bits<32>>,
     /// `route` after this cycle's write.
@@ -129,6 +133,8 @@ impl Default for CsrRegs {
             wmask_hi: Default::default(),
             wr_data64: Default::default(),
             rd_route: Default::default(),
+            rd_q: Default::default(),
+            answer: Default::default(),
             rd_route_hit: Default::default(),
             wr_route_hit: Default::default(),
             rd_ctrl: Default::default(),
@@ -156,7 +162,16 @@ impl Default for CsrRegs {
 impl Logic for CsrRegs {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, node, scratch, route, target_ctrl, unexpected);
+        dff_setup!(
+            self,
+            clock,
+            node,
+            scratch,
+            route,
+            target_ctrl,
+            unexpected,
+            rd_q
+        );
         // (rust-hdl cannot use a loop index inside bit_cast: casts happen outside loops.)
         for t in 0..TARGETS {
             self.target[t].clock.next = self.clock.val();
@@ -230,19 +245,20 @@ impl Logic for CsrRegs {
         }
 
         // The answer: an OR of the registers whose address matches (at most one), not a
-        // chain of choices, so that synthesis can balance it.
-        self.csr.rd_data.next = 0.into();
+        // chain of choices, so that synthesis can balance it; registered, as the bus lets
+        // a target answer in the address's second cycle.
+        self.answer.next = 0.into();
         if self.csr.rd_addr.val() == self.at_id.val() {
-            self.csr.rd_data.next = self.csr.rd_data.val() | self.id_value.val();
+            self.answer.next = self.answer.val() | self.id_value.val();
         }
         if self.csr.rd_addr.val() == self.at_version.val() {
-            self.csr.rd_data.next = self.csr.rd_data.val() | self.version_value.val();
+            self.answer.next = self.answer.val() | self.version_value.val();
         }
         if self.csr.rd_addr.val() == self.at_node.val() {
-            self.csr.rd_data.next = self.csr.rd_data.val() | bit_cast::<32, 6>(self.node.q.val());
+            self.answer.next = self.answer.val() | bit_cast::<32, 6>(self.node.q.val());
         }
         if self.csr.rd_addr.val() == self.at_scratch.val() {
-            self.csr.rd_data.next = self.csr.rd_data.val() | self.scratch.q.val();
+            self.answer.next = self.answer.val() | self.scratch.q.val();
         }
         self.rd_route.next = 0.into();
         self.rd_route_hit.next = self.csr.rd_addr.val().get_bits::<8>(6) == 1;
@@ -252,7 +268,7 @@ impl Logic for CsrRegs {
             }
         }
         if self.rd_route_hit.val() {
-            self.csr.rd_data.next = self.csr.rd_data.val()
+            self.answer.next = self.answer.val()
                 | (bit_cast::<32, 1>(self.rd_route.val().get_bits::<1>(2)) << 31)
                 | bit_cast::<32, 2>(self.rd_route.val().get_bits::<2>(0));
         }
@@ -260,12 +276,10 @@ impl Logic for CsrRegs {
         self.rd_ctrl_hit.next = false;
         for t in 0..TARGETS {
             if self.csr.rd_addr.val() == self.at_target_lo[t].val() {
-                self.csr.rd_data.next =
-                    self.csr.rd_data.val() | self.target[t].q.val().get_bits::<32>(0);
+                self.answer.next = self.answer.val() | self.target[t].q.val().get_bits::<32>(0);
             }
             if self.csr.rd_addr.val() == self.at_target_hi[t].val() {
-                self.csr.rd_data.next =
-                    self.csr.rd_data.val() | self.target[t].q.val().get_bits::<32>(32);
+                self.answer.next = self.answer.val() | self.target[t].q.val().get_bits::<32>(32);
             }
             if self.csr.rd_addr.val() == self.at_target_ctrl[t].val() {
                 self.rd_ctrl.next = self.target_ctrl.q.val().get_bit(t);
@@ -273,25 +287,27 @@ impl Logic for CsrRegs {
             }
         }
         if self.rd_ctrl_hit.val() {
-            self.csr.rd_data.next =
-                self.csr.rd_data.val() | bit_cast::<32, 1>(self.rd_ctrl.val().into());
+            self.answer.next = self.answer.val() | bit_cast::<32, 1>(self.rd_ctrl.val().into());
         }
         for p in 0..4 {
             if self.csr.rd_addr.val() == self.at_port_status[p].val() {
-                self.csr.rd_data.next = self.csr.rd_data.val() | self.port_status[p].val();
+                self.answer.next = self.answer.val() | self.port_status[p].val();
             }
             if self.csr.rd_addr.val() == self.at_port_config[p].val() {
-                self.csr.rd_data.next = self.csr.rd_data.val() | self.port_config[p].val();
+                self.answer.next = self.answer.val() | self.port_config[p].val();
             }
         }
         for i in 0..COUNTERS {
             if self.csr.rd_addr.val() == self.at_port_counter[i].val() {
-                self.csr.rd_data.next = self.csr.rd_data.val() | self.port_counters[i].val();
+                self.answer.next = self.answer.val() | self.port_counters[i].val();
             }
         }
         if self.csr.rd_addr.val() == self.at_unexpected.val() {
-            self.csr.rd_data.next = self.csr.rd_data.val() | self.unexpected.q.val();
+            self.answer.next = self.answer.val() | self.unexpected.q.val();
         }
+
+        self.rd_q.d.next = self.answer.val();
+        self.csr.rd_data.next = self.rd_q.q.val();
 
         if self.reset.val() {
             self.node.d.next = 0.into();

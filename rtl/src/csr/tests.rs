@@ -50,8 +50,12 @@ fn write<B: OnCsrBus>(s: &mut Stepper<B>, byte_offset: u32, data: u32, be: u64) 
     s.uut.csr().wr_en.next = false;
 }
 
+/// A read as the completer makes it: the address held for two cycles, the answer taken
+/// in the second.
 fn read<B: OnCsrBus>(s: &mut Stepper<B>, byte_offset: u32) -> u32 {
     s.uut.csr().rd_addr.next = u64::from(byte_offset / 4).into();
+    s.settle();
+    s.tick();
     s.settle();
     s.uut.csr().rd_data.val().to_u64() as u32
 }
