@@ -50,10 +50,9 @@ pub struct Cursor {
     pub ready: Signal<Out, Bit>,
     /// Ring position of the next TLP's first DW.
     pub pos: Signal<Out, Bits<16>>,
-    /// Ring position one past the TLP offered next cycle (`pos + n` then, with `ready`):
-    /// a consumer registers it, so the ring's flow control compares a register without
-    /// an adder in front.
-    pub end_pos_next: Signal<Out, Bits<16>>,
+    /// Ring position one past it, `pos + n` (with `ready`): a register, so the ring's
+    /// flow control compares it without an adder in front.
+    pub end_pos: Signal<Out, Bits<16>>,
     /// Blocks not yet walked completely (0: the descriptor's data is done).
     pub rows: Signal<Out, Bits<17>>,
     addr_q: DFF<Bits<64>>,
@@ -66,6 +65,7 @@ pub struct Cursor {
     /// `pos + n`, worked out beside `n` from the position of the cycle before: while
     /// `ready` is high nothing moved the cursor in that cycle (a grant or a load lowers
     /// it, and a restart comes before a load).
+    end_pos_q: DFF<Bits<16>>,
     /// `max`, a cycle late: the configuration register is not on the size's path.
     max_q: DFF<Bits<8>>,
     room: Signal<Local, Bits<8>>,
@@ -80,7 +80,9 @@ pub struct Cursor {
 impl Logic for Cursor {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, addr_q, row_q, left_q, rows_q, pos_q, n_q, ready_q, max_q);
+        dff_setup!(
+            self, clock, addr_q, row_q, left_q, rows_q, pos_q, n_q, ready_q, end_pos_q, max_q
+        );
         self.max_q.d.next = self.max.val();
         // The size of the TLP at the registers, ready the cycle after.
         self.room.next =
@@ -90,7 +92,8 @@ impl Logic for Cursor {
             self.n_next.next = self.left_q.q.val().get_bits::<8>(2);
         }
         self.n_q.d.next = self.n_next.val();
-        self.end_pos_next.next = self.pos_q.q.val() + bit_cast::<16, 8>(self.n_next.val());
+        self.end_pos_q.d.next = self.pos_q.q.val() + bit_cast::<16, 8>(self.n_next.val());
+        self.end_pos.next = self.end_pos_q.q.val();
         self.ready_q.d.next = !(self.load.val() || self.grant.val());
         self.n.next = self.n_q.q.val();
         self.ready.next = self.ready_q.q.val();
@@ -152,7 +155,6 @@ mod tests {
         s.settle();
         s.tick();
         s.uut.load.next = false;
-        let mut end_next = None;
         while s.cycle < 10_000 {
             s.uut.grant.next = false;
             s.settle();
@@ -162,13 +164,8 @@ mod tests {
             if s.uut.ready.val() {
                 let c = &s.uut;
                 let end = (c.pos.val().to_u64() + c.n.val().to_u64()) & 0xFFFF;
-                assert_eq!(
-                    end_next,
-                    Some(end),
-                    "end_pos_next was pos + n of the next cycle"
-                );
+                assert_eq!(c.end_pos.val().to_u64(), end, "end = pos + n while ready");
             }
-            end_next = Some(s.uut.end_pos_next.val().to_u64());
             if s.uut.ready.val() && rng.below(3) == 0 {
                 let c = &s.uut;
                 out.push([

@@ -88,15 +88,7 @@ pub struct DataCursors {
     pos_end: Signal<Local, Bits<16>>,
     /// Ring position of the descriptor's first DW: a fresh line, at its address's lane.
     start_pos: Signal<Local, Bits<16>>,
-    /// The offered read fits in the ring: `r_space <= ring_dws`, worked out a cycle
-    /// ahead from the read cursor's and `wfree`'s next values (`ring_dws` is fixed), so
-    /// the offer's flow control comes from a register.
-    room: DFF<Bit>,
-    /// Ring position one past the offered write (the write cursor's `pos + n`).
-    w_end: DFF<Bits<16>>,
-    /// `wfree` next cycle.
-    wfree_next: Signal<Local, Bits<16>>,
-    /// DWs the ring will hold past the freed position with the read offered next cycle.
+    /// DWs the ring would hold past the freed position with the offered read.
     r_space: Signal<Local, Bits<16>>,
     /// Negative (bit 15 set) while the offered write's data is not all in the buffer.
     w_short: Signal<Local, Bits<16>>,
@@ -105,7 +97,7 @@ pub struct DataCursors {
 impl Logic for DataCursors {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wfree, flight, flight_end, room, w_end);
+        dff_setup!(self, clock, wfree, flight, flight_end);
         self.pos_end.next = self.rd.pos.val() + 3;
         self.start_pos.next =
             (self.pos_end.val() & 0xFFFC) | bit_cast::<16, 2>(self.src.val().get_bits::<2>(2));
@@ -145,26 +137,13 @@ impl Logic for DataCursors {
         self.wr.grant.next = self.run.val() && self.wr_grant.val();
 
         // Reads may run a whole ring ahead of the last write that left the buffer.
-        self.w_end.d.next = self.wr.end_pos_next.val();
-        self.wfree_next.next = self.wfree.q.val();
-        if self.wr_done.val() {
-            self.wfree_next.next = self.flight_end.q.val();
-        }
-        if self.restart.val() {
-            self.wfree_next.next = self.avail.val();
-        }
-        if self.reset.val() {
-            self.wfree_next.next = 0.into();
-        }
-        self.wfree.d.next = self.wfree_next.val();
-        self.r_space.next = self.rd.end_pos_next.val() - self.wfree_next.val();
-        self.room.d.next = self.r_space.val() <= self.ring_dws.val();
+        self.r_space.next = self.rd.end_pos.val() - self.wfree.q.val();
         self.wr_n.next = self.wr.n.val().get_bits::<7>(0);
-        self.w_short.next = self.avail.val() - self.w_end.q.val();
+        self.w_short.next = self.avail.val() - self.wr.end_pos.val();
         self.rd_want.next = (self.rd.rows.val() != 0)
             && self.rd.ready.val()
             && self.can_issue.val()
-            && self.room.q.val();
+            && (self.r_space.val() <= self.ring_dws.val());
         self.wr_want.next = (self.wr.rows.val() != 0)
             && self.wr.ready.val()
             && !self.w_short.val().get_bit(15)
@@ -179,16 +158,19 @@ impl Logic for DataCursors {
 
         if self.wr_done.val() {
             self.flight.d.next = false;
+            self.wfree.d.next = self.flight_end.q.val();
         }
         if self.restart.val() {
+            self.wfree.d.next = self.avail.val();
             self.flight.d.next = false;
         }
         if self.run.val() && self.wr_grant.val() {
             self.flight.d.next = true;
-            self.flight_end.d.next = self.w_end.q.val();
+            self.flight_end.d.next = self.wr.end_pos.val();
         }
         if self.reset.val() {
             self.flight.d.next = false;
+            self.wfree.d.next = 0.into();
         }
     }
 }
