@@ -25,6 +25,7 @@
 
 use super::bringup_step::{BringupStep, Step};
 use super::cfg_tlp::{CFG_RD0_DW0, CFG_WR0_DW0, STATUS_CRS, STATUS_SC, STATUS_UR};
+use super::status_code;
 use crate::stream::TlpSource;
 use peach2_regmap::address::NODE_BITS;
 use peach2_regmap::config::{LinkError, DEVICE_ID, INFO_PORT_SHIFT, VENDOR_ID};
@@ -42,10 +43,6 @@ pub enum Phase {
     Post,
     /// Sent; waiting for its completion.
     Wait,
-}
-
-fn bits4(code: u64) -> Constant<Bits<4>> {
-    Constant::new(code.into())
 }
 
 /// The root-complex bring-up engine of one port.
@@ -167,12 +164,12 @@ impl Default for BringUp {
             status_ur: Constant::new(STATUS_UR.into()),
             status_crs: Constant::new(STATUS_CRS.into()),
             identity: Constant::new(((u64::from(DEVICE_ID) << 16) | u64::from(VENDOR_ID)).into()),
-            e_none: bits4(LinkError::None as u64),
-            e_no_response: bits4(LinkError::NoResponse as u64),
-            e_not_endpoint: bits4(LinkError::PartnerNotEndpoint as u64),
-            e_not_peach2: bits4(LinkError::PartnerNotPeach2 as u64),
-            e_wrong_port: bits4(LinkError::WrongPartnerPort as u64),
-            e_cfg_in_rc: bits4(LinkError::ConfigInRcRole as u64),
+            e_none: status_code(LinkError::None as u64),
+            e_no_response: status_code(LinkError::NoResponse as u64),
+            e_not_endpoint: status_code(LinkError::PartnerNotEndpoint as u64),
+            e_not_peach2: status_code(LinkError::PartnerNotPeach2 as u64),
+            e_wrong_port: status_code(LinkError::WrongPartnerPort as u64),
+            e_cfg_in_rc: status_code(LinkError::ConfigInRcRole as u64),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! mastering. Combinational; `bringup` runs the steps.
 
 use super::cfg_tlp::cfg_dw2;
+use super::status_code;
 use peach2_regmap::address::GLOBAL_BASE;
 use peach2_regmap::config::{
     LinkState, BAR2_HI, BAR2_LO, COMMAND, COMMAND_BUS_MASTER, COMMAND_MEMORY, PARTNER_BUS,
@@ -39,10 +40,6 @@ const PARTNER_BDF: u16 = (PARTNER_BUS as u16) << 8;
 
 fn target(offset: u16) -> Constant<Bits<32>> {
     Constant::new(cfg_dw2(PARTNER_BDF, offset).into())
-}
-
-fn link_state(state: LinkState) -> Constant<Bits<4>> {
-    Constant::new((state as u64).into())
 }
 
 /// A bring-up step's request.
@@ -104,10 +101,10 @@ impl Default for BringupStep {
             base_hi: Constant::new((GLOBAL_BASE >> 32).into()),
             command: Constant::new(u64::from(COMMAND_MEMORY | COMMAND_BUS_MASTER).into()),
             partner_valid_bit: Constant::new(u64::from(PARTNER_VALID).into()),
-            st_identify: link_state(LinkState::Identify),
-            st_configure: link_state(LinkState::Configure),
-            st_ready: link_state(LinkState::Ready),
-            st_failed: link_state(LinkState::Failed),
+            st_identify: status_code(LinkState::Identify as u64),
+            st_configure: status_code(LinkState::Configure as u64),
+            st_ready: status_code(LinkState::Ready as u64),
+            st_failed: status_code(LinkState::Failed as u64),
         }
     }
 }

@@ -30,13 +30,10 @@
 use super::bringup::BringUp;
 use super::cfg_space::CfgSpace;
 use super::cfg_tlp::{FMT_3DW, FMT_3DW_DATA, TYPE_CFG0, TYPE_CFG1, TYPE_CPL};
+use super::status_code;
 use crate::stream::{TlpSink, TlpSource};
 use peach2_regmap::config::{LinkError, LinkState};
 use rust_hdl::prelude::*;
-
-fn bits4(code: u64) -> Constant<Bits<4>> {
-    Constant::new(code.into())
-}
 
 /// The link controller of one port.
 #[derive(LogicBlock)]
@@ -178,11 +175,11 @@ impl Default for LinkCtrl {
             type_cpl: Constant::new(TYPE_CPL.into()),
             fmt_3dw: Constant::new(FMT_3DW.into()),
             fmt_3dw_data: Constant::new(FMT_3DW_DATA.into()),
-            st_down: bits4(LinkState::Down as u64),
-            st_identify: bits4(LinkState::Identify as u64),
-            st_ready: bits4(LinkState::Ready as u64),
-            e_none: bits4(LinkError::None as u64),
-            e_not_configured: bits4(LinkError::NotConfigured as u64),
+            st_down: status_code(LinkState::Down as u64),
+            st_identify: status_code(LinkState::Identify as u64),
+            st_ready: status_code(LinkState::Ready as u64),
+            e_none: status_code(LinkError::None as u64),
+            e_not_configured: status_code(LinkError::NotConfigured as u64),
         }
     }
 }

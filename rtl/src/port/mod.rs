@@ -19,6 +19,14 @@ pub mod rx_decode;
 pub mod rx_route;
 pub mod tx_merge;
 
+use rust_hdl::prelude::*;
+
+/// A `LinkState` or `LinkError` code as the port's status carries it (4 bits), for the
+/// link controller and the bring-up.
+fn status_code(code: u64) -> Constant<Bits<4>> {
+    Constant::new(code.into())
+}
+
 #[cfg(test)]
 mod egress_tests;
 #[cfg(test)]

@@ -249,23 +249,23 @@ fn one_line_always(line: &str) -> Option<(&str, &str)> {
     split_assign(line.strip_prefix("    always @(*) ")?)
 }
 
-/// `name` is assigned by one statement of the module.
-fn written_once(lines: &[&str], name: &str) -> bool {
-    lines
-        .iter()
-        .filter(|l| {
-            let t = l.trim_start();
-            let t = t.strip_prefix("always @(*) ").unwrap_or(t);
-            split_assign(t).is_some_and(|(lhs, _)| lhs == name)
-        })
-        .count()
-        == 1
+/// How many statements of the module assign each variable.
+fn writers<'a>(lines: &[&'a str]) -> HashMap<&'a str, usize> {
+    let mut count = HashMap::new();
+    for l in lines {
+        let t = l.trim_start();
+        if let Some((lhs, _)) = split_assign(t.strip_prefix("always @(*) ").unwrap_or(t)) {
+            *count.entry(lhs).or_insert(0) += 1;
+        }
+    }
+    count
 }
 
 /// Splits the `always @(*)` blocks of one module (its lines, `module` to `endmodule`).
 fn split_module(lines: &[&str], out: &mut String) {
     let mut body_out: Vec<String> = Vec::new();
     let mut wires: HashSet<String> = HashSet::new();
+    let writers = writers(lines);
     let mut i = 0;
     while i < lines.len() {
         if lines[i] == "    always @(*) begin" {
@@ -282,7 +282,7 @@ fn split_module(lines: &[&str], out: &mut String) {
             }
         }
         if let Some((lhs, _)) = one_line_always(lines[i]) {
-            if written_once(lines, lhs) {
+            if writers.get(lhs) == Some(&1) {
                 body_out.push(format!(
                     "    assign {}",
                     &lines[i]["    always @(*) ".len()..]
