@@ -55,6 +55,12 @@
 //! chip's notification store ([`crate::notify`]; a DMA reaches its own chip's store
 //! with a one-DW write to its own `Internal` window).
 //!
+//! With `DMA_CONFIG`'s [`config::NOTIFY_AT_LAST_READ`] (off at reset) the same writes
+//! leave once the descriptor's last read request has left, between its remaining data
+//! writes: the receiver may see the notification before the data (at most a read window
+//! of it) has landed. The channel still goes on to the next descriptor, and reports done,
+//! only after its last data write.
+//!
 //! # Registers (BAR0)
 //!
 //! | offset            | name              | access | meaning                                         |
@@ -64,6 +70,7 @@
 //! | 0x1008            | `DMA_MSI_ADDR_LO` | RW     | MSI address bits 31:0                           |
 //! | 0x100C            | `DMA_MSI_ADDR_HI` | RW     | MSI address bits 63:32                          |
 //! | 0x1010            | `DMA_MSI_DATA`    | RW     | MSI data                                        |
+//! | 0x1014            | `DMA_CONFIG`      | RW     | [`config`] bits (others read 0); reset [`CONFIG_RESET`] |
 //! | 0x1100 + 0x40c    | `CONTROL[c]`      | W      | c = 0..3. Bit 0: start; bit 1: host chain (first descriptor at `DESC`); bits 25:16: first internal descriptor's index. Ignored while the channel is busy. Reads 0 |
 //! | 0x1104 + 0x40c    | `STATUS[c]`       | RO     | bits 1:0 [`ChannelState`]; bits 7:4 [`ErrorCause`] |
 //! | 0x1108 + 0x40c    | `COUNT[c]`        | RO     | descriptors completed since the last start      |
@@ -152,6 +159,24 @@ pub const MSI_ADDR_LO: u32 = 0x1008;
 pub const MSI_ADDR_HI: u32 = 0x100C;
 /// `DMA_MSI_DATA` offset.
 pub const MSI_DATA: u32 = 0x1010;
+/// `DMA_CONFIG` offset: how every channel ends a descriptor ([`config`]).
+pub const CONFIG: u32 = 0x1014;
+/// Reset value of `DMA_CONFIG`: a descriptor's notifications follow its data.
+pub const CONFIG_RESET: u32 = 0;
+
+/// `DMA_CONFIG` bits.
+pub mod config {
+    /// A descriptor's notifications and MSI leave once its last read request has been
+    /// taken, ahead of the writes of the data still in flight (at most a read window:
+    /// the channel's tags times the read size), instead of after its last write. They
+    /// can then reach their slot before the data reaches its destination: a receiver
+    /// that sees the notification must not assume the data has landed. The data itself
+    /// is unchanged, and the channel is done (and the chain goes on) only after its last
+    /// write, as without this bit.
+    pub const NOTIFY_AT_LAST_READ: u32 = 1 << 0;
+    /// The bits that exist; the others read as 0.
+    pub const MASK: u32 = NOTIFY_AT_LAST_READ;
+}
 
 /// Offset of channel 0's registers.
 pub const CHANNEL_BASE: u32 = 0x1100;

@@ -461,6 +461,7 @@ impl Logic for Peach2Core {
         self.dmac.routes.port_ready.next = self.port_ready.val();
         self.dmac.chain_limit.next = self.dma_regs.chain_limit.val();
         self.dmac.cpl_timeout.next = self.dma_regs.cpl_timeout.val();
+        self.dmac.notify_at_last_read.next = self.dma_regs.notify_at_last_read.val();
         self.dmac.msi_addr.next = self.dma_regs.msi_addr.val();
         self.dmac.msi_data.next = self.dma_regs.msi_data.val();
         for c in 0..CHANNELS {

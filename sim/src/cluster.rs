@@ -119,6 +119,7 @@ impl Cluster {
             reset(chip.as_mut(), 2)?;
             let rc = RootComplex::new(RootComplexConfig {
                 read_server: p.host_read,
+                max_read_request: p.max_read_request,
                 ..host_config()
             })
             .map_err(|e| SimError::Topology(format!("host config: {e}")))?;

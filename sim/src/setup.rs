@@ -1,8 +1,9 @@
 //! Setting up a cluster as software does: every host enumerates its chip's N port and
-//! its GPUs, the driver programs `NODE_ID`, the target windows and the routes through
-//! BAR0 and reads a register back (posted writes flushed), then the cables are plugged
-//! and the chips bring their ring links up by themselves (RC ports configure their
-//! partners); the driver polls `PORT_STATUS` until every cabled port is READY.
+//! its GPUs, the driver programs `NODE_ID`, `DMA_CONFIG` (`Params::dma_config`), the
+//! target windows and the routes through BAR0 and reads a register back (posted writes
+//! flushed), then the cables are plugged and the chips bring their ring links up by
+//! themselves (RC ports configure their partners); the driver polls `PORT_STATUS` until
+//! every cabled port is READY.
 
 use crate::cluster::{Cluster, BAR0_BASE, BAR2_BASE, CHIP_BDF};
 use crate::error::SimError;
@@ -183,6 +184,10 @@ pub fn bring_up(c: &mut Cluster) -> Result<u64, SimError> {
     for (n, node_routes) in routes.iter().enumerate() {
         let id = c.nodes[n].id;
         csr_write(c, n, NODE_ID, &[u32::from(id)])?;
+        let dma_config = c.topology.params.dma_config;
+        if dma_config != peach2_regmap::dma::CONFIG_RESET {
+            csr_write(c, n, peach2_regmap::dma::CONFIG, &[dma_config])?;
+        }
         let mut windows = vec![(Target::Host, HOST_WINDOW)];
         for (g, gpu) in c.nodes[n].host.gpus.iter().enumerate() {
             let (base, _) = gpu.bar.expect("enumerated");

@@ -21,6 +21,8 @@
 //! stall_cycles = 50000
 //! cable = { cable_latency = 20000 }   # ps; a cable's other fields stay the profile's
 //! # host_link = { ... }               # pcie_model::link::timing::LinkTiming
+//! # max_read_request = 256            # bytes, as the hosts program it
+//! # dma_config = 1                    # DMA_CONFIG at bring-up (peach2_regmap::dma::config)
 //! ```
 //!
 //! A file's `[params]` are kept as written ([`Topology::given`]) and laid over whatever
@@ -29,6 +31,7 @@
 
 use crate::error::SimError;
 use pcie_model::gpu::GpuConfig;
+use pcie_model::limits::MaxReadRequestSize;
 use pcie_model::link::timing::LinkTiming;
 use pcie_model::read_server::ReadServerConfig;
 use pcie_model::root_complex::RootComplexConfig;
@@ -94,6 +97,11 @@ pub struct Params {
     pub host_read: ReadServerConfig,
     /// Every GPU's model (identity, BAR, BAR read latency and bandwidth).
     pub gpu: GpuConfig,
+    /// The Max Read Request Size every host programs into its devices, the chip's N port
+    /// among them: the size of the chip's DMA reads (at most 512 bytes).
+    pub max_read_request: MaxReadRequestSize,
+    /// What bring-up writes to every chip's `DMA_CONFIG` (`peach2_regmap::dma::config`).
+    pub dma_config: u32,
 }
 
 impl Default for Params {
@@ -106,6 +114,8 @@ impl Default for Params {
             avoid_cables: Vec::new(),
             host_read: RootComplexConfig::default().read_server,
             gpu: GpuConfig::default(),
+            max_read_request: RootComplexConfig::default().max_read_request,
+            dma_config: peach2_regmap::dma::CONFIG_RESET,
         }
     }
 }
@@ -297,6 +307,13 @@ impl Topology {
             return Err(SimError::Topology(format!(
                 "{} nodes: a cluster has 1..={MAX_NODES}",
                 self.nodes.len()
+            )));
+        }
+        let unknown = self.params.dma_config & !peach2_regmap::dma::config::MASK;
+        if unknown != 0 {
+            return Err(SimError::Topology(format!(
+                "[params] dma_config {:#x}: bits {unknown:#x} are not DMA_CONFIG bits",
+                self.params.dma_config
             )));
         }
         for (i, n) in self.nodes.iter().enumerate() {

@@ -236,20 +236,21 @@ impl Profile {
     ///
     /// **Open** (the README's fidelity table has the figures): below 4 KiB the real
     /// library's GPU ping-pong stays at 2.0-2.2 us up to 2 KiB and steps by 1.4 us at 4
-    /// KiB; the model's steps come earlier (2.3-2.9 us from 256 B to 2 KiB, 13-32 %
-    /// high). Its one-way time grows by 1.2 us from 8 B to 2 KiB, 0.48 us of it already
-    /// at 256 B, where the bytes alone take 62 ns on a Gen2 x8 link: the 256-byte TLP is
-    /// held whole at seven places on its way (traced cycle by cycle, ring2, CPU memory:
-    /// the host's completion, formed once its data is read; the N link, which hands a TLP
-    /// over once it has all arrived, as a hard IP checks its LCRC first; the chip's
-    /// ingress, which routes a TLP once it is whole, so a malformed one is dropped whole;
-    /// the write generator, which sends an MWr once its payload is in the buffer; the
-    /// cable; the far chip's ingress; its N link). Each costs a TLP's 16 cycles. Past 256
-    /// B the TLPs pipeline, and the GPU's 2.8 GB/s sets the pace (0.73 us for 2 KiB). The
-    /// real flat part needs the landing of 8 B to 2 KiB to fall between the same two
-    /// reads, which takes fewer whole-TLP stops or smaller completions (a root complex
-    /// may split at its 64- or 128-byte boundary) than the model has, or a longer time
-    /// between reads.
+    /// KiB; this profile's curve rises earlier (2.3-2.9 us from 256 B to 2 KiB, 13-32 %
+    /// high). Its one-way time grows by 1.2 us from 8 B to 2 KiB; the bytes alone take 0.5
+    /// us on a Gen2 x8 link, and the real curve grows by 0.17 us, which no model whose
+    /// notification follows its data can give (the 256-byte TLP is also held whole at
+    /// seven places: the host's completion, the N link, the chip's ingress, the write
+    /// generator, the cable, the far ingress, its N link; 16 cycles each). The real
+    /// figures follow from a chip that sends its notification once the descriptor's last
+    /// read request has left, with a 2 KiB read window (8 tags of 256-byte reads): flat
+    /// while every read goes at once, a step of one window's round trip at 4 KiB. The
+    /// chip has that mode (`DMA_CONFIG.NOTIFY_AT_LAST_READ`, [`Params::dma_config`]);
+    /// `examples/topologies/ring2-notify-at-last-read.toml` sets it with MRRS 256 and 240 ns
+    /// GPU reads and puts 512 B to 64 KiB within 10 % (8 and 256 B 30 % low). This profile
+    /// does not set it: nothing in the sources says the real chip did, and with it a
+    /// notification can overtake its data (the driver's own ping-pong, which sends back
+    /// the buffer it received, then returns stale data).
     pub fn ha_pacs() -> Profile {
         let mut link = LinkTiming::gen2_x8();
         link.tx_latency = Picos::from_ns(40);

@@ -7,8 +7,8 @@ use super::bus::{dw_index as at, CsrTarget, ADDR_BITS};
 use super::dma_channel_regs::{DmaChannelRegs, BLOCK_BITS};
 use crate::dmac::CHANNELS;
 use peach2_regmap::dma::{
-    channel_reg, CHAIN_LIMIT, CHAIN_LIMIT_RESET, CHANNEL_STRIDE, CPL_TIMEOUT, CPL_TIMEOUT_RESET,
-    MSI_ADDR_HI, MSI_ADDR_LO, MSI_DATA,
+    channel_reg, config, CHAIN_LIMIT, CHAIN_LIMIT_RESET, CHANNEL_STRIDE, CONFIG, CONFIG_RESET,
+    CPL_TIMEOUT, CPL_TIMEOUT_RESET, MSI_ADDR_HI, MSI_ADDR_LO, MSI_DATA,
 };
 use rust_hdl::prelude::*;
 
@@ -43,6 +43,8 @@ pub struct DmaRegs {
     pub msi_addr: Signal<Out, Bits<64>>,
     /// `DMA_MSI_DATA`.
     pub msi_data: Signal<Out, Bits<32>>,
+    /// `DMA_CONFIG`'s `NOTIFY_AT_LAST_READ`.
+    pub notify_at_last_read: Signal<Out, Bit>,
     /// Per channel: `STATUS`.
     pub status: [Signal<In, Bits<32>>; CHANNELS],
     /// Per channel: `COUNT`.
@@ -61,6 +63,8 @@ pub struct DmaRegs {
     msi_hi: DFF<Bits<32>>,
     /// `DMA_MSI_DATA` register.
     msi_d: DFF<Bits<32>>,
+    /// `DMA_CONFIG` register (its defined bits).
+    mode: DFF<Bits<32>>,
     /// The global registers' answer to the read.
     rd_global: Signal<Local, Bits<32>>,
     /// The read answer, from the address of the cycle before.
@@ -72,6 +76,9 @@ pub struct DmaRegs {
     at_msi_lo: Constant<Bits<ADDR_BITS>>,
     at_msi_hi: Constant<Bits<ADDR_BITS>>,
     at_msi_data: Constant<Bits<ADDR_BITS>>,
+    at_mode: Constant<Bits<ADDR_BITS>>,
+    mode_mask: Constant<Bits<32>>,
+    mode_reset: Constant<Bits<32>>,
     limit_reset: Constant<Bits<32>>,
     timeout_reset: Constant<Bits<32>>,
     /// Per channel: its block of BAR0 (DW index bits 13:4).
@@ -95,6 +102,7 @@ impl Default for DmaRegs {
             cpl_timeout: Default::default(),
             msi_addr: Default::default(),
             msi_data: Default::default(),
+            notify_at_last_read: Default::default(),
             status: Default::default(),
             count: Default::default(),
             current: Default::default(),
@@ -104,6 +112,7 @@ impl Default for DmaRegs {
             msi_lo: Default::default(),
             msi_hi: Default::default(),
             msi_d: Default::default(),
+            mode: Default::default(),
             rd_global: Default::default(),
             rd_q: Default::default(),
             answer: Default::default(),
@@ -112,6 +121,9 @@ impl Default for DmaRegs {
             at_msi_lo: at(MSI_ADDR_LO),
             at_msi_hi: at(MSI_ADDR_HI),
             at_msi_data: at(MSI_DATA),
+            at_mode: at(CONFIG),
+            mode_mask: Constant::new(u64::from(config::MASK).into()),
+            mode_reset: Constant::new(u64::from(CONFIG_RESET).into()),
             limit_reset: Constant::new(u64::from(CHAIN_LIMIT_RESET).into()),
             timeout_reset: Constant::new(u64::from(CPL_TIMEOUT_RESET).into()),
             block: array_init::array_init(|c| {
@@ -124,12 +136,13 @@ impl Default for DmaRegs {
 impl Logic for DmaRegs {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, limit, timeout, msi_lo, msi_hi, msi_d, rd_q);
+        dff_setup!(self, clock, limit, timeout, msi_lo, msi_hi, msi_d, mode, rd_q);
         self.chain_limit.next = self.limit.q.val();
         self.cpl_timeout.next = self.timeout.q.val();
         self.msi_addr.next = (bit_cast::<64, 32>(self.msi_hi.q.val()) << 32)
             | bit_cast::<64, 32>(self.msi_lo.q.val());
         self.msi_data.next = self.msi_d.q.val();
+        self.notify_at_last_read.next = self.mode.q.val().get_bit(0);
 
         // The channels: every access to each, their answers ORed (and registered, as the
         // bus lets a target answer in the address's second cycle).
@@ -179,6 +192,11 @@ impl Logic for DmaRegs {
                 self.msi_d.d.next = (self.msi_d.q.val() & !self.csr.wr_mask.val())
                     | (self.csr.wr_data.val() & self.csr.wr_mask.val());
             }
+            if self.csr.wr_addr.val() == self.at_mode.val() {
+                self.mode.d.next = ((self.mode.q.val() & !self.csr.wr_mask.val())
+                    | (self.csr.wr_data.val() & self.csr.wr_mask.val()))
+                    & self.mode_mask.val();
+            }
         }
         self.rd_global.next = 0.into();
         if self.csr.rd_addr.val() == self.at_limit.val() {
@@ -196,6 +214,9 @@ impl Logic for DmaRegs {
         if self.csr.rd_addr.val() == self.at_msi_data.val() {
             self.rd_global.next = self.msi_d.q.val();
         }
+        if self.csr.rd_addr.val() == self.at_mode.val() {
+            self.rd_global.next = self.mode.q.val();
+        }
         self.rd_q.d.next = self.answer.val() | self.rd_global.val();
         self.csr.rd_data.next = self.rd_q.q.val();
 
@@ -205,6 +226,7 @@ impl Logic for DmaRegs {
             self.msi_lo.d.next = 0.into();
             self.msi_hi.d.next = 0.into();
             self.msi_d.d.next = 0.into();
+            self.mode.d.next = self.mode_reset.val();
         }
     }
 }

@@ -84,6 +84,9 @@ pub struct DmaChannel {
     pub chain_limit: Signal<In, Bits<32>>,
     /// `DMA_CPL_TIMEOUT`.
     pub cpl_timeout: Signal<In, Bits<32>>,
+    /// `DMA_CONFIG`'s `NOTIFY_AT_LAST_READ`: the ending writes start once the last read
+    /// is taken, while the data's writes go on.
+    pub notify_at_last_read: Signal<In, Bit>,
     /// `DMA_MSI_ADDR`.
     pub msi_addr: Signal<In, Bits<64>>,
     /// `DMA_MSI_DATA`.
@@ -198,12 +201,30 @@ pub struct DmaChannel {
     after_data: Signal<Local, ChanState>,
     /// The descriptor's data is written (or its immediate value taken).
     data_done: Signal<Local, Bit>,
+    /// The ending writes started once the last read was taken.
+    early: DFF<Bit>,
+    /// They are all taken.
+    ending_done: DFF<Bit>,
+    /// An ending write is offered during `Run`.
+    end_offer: Signal<Local, Bit>,
 }
 
 impl Logic for DmaChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, cause, done_count, host, cur, w_dest, rx_dest);
+        dff_setup!(
+            self,
+            clock,
+            state,
+            cause,
+            done_count,
+            host,
+            cur,
+            w_dest,
+            rx_dest,
+            early,
+            ending_done
+        );
         self.desc.clock.next = self.clock.val();
         self.desc.load_ram.next =
             (self.state.q.val() == ChanState::FetchInt) && self.desc_ram_valid.val();
@@ -255,7 +276,8 @@ impl Logic for DmaChannel {
         self.data.dst_pitch.next = self.desc.dst_pitch.val();
         self.data.run.next = self.state.q.val() == ChanState::Run;
         self.data.rd_grant.next = self.rd_grant.val();
-        self.data.wr_grant.next = self.wr_grant.val();
+        self.end_offer.next = (self.state.q.val() == ChanState::Run) && self.ending.wr_valid.val();
+        self.data.wr_grant.next = self.wr_grant.val() && !self.end_offer.val();
         self.data.wr_done.next = self.wr_done.val();
         self.data.avail.next = self.avail.val();
         self.data.can_issue.next = self.can_issue.val();
@@ -268,12 +290,15 @@ impl Logic for DmaChannel {
         self.ending.clock.next = self.clock.val();
         self.ending.reset.next = self.reset.val() || self.stopped.val();
         self.ending.flags.next = self.desc.flags.val();
-        self.ending.wr_grant.next =
-            self.wr_grant.val() && (self.state.q.val() == ChanState::EndWrites);
+        self.ending.wr_grant.next = self.wr_grant.val()
+            && ((self.state.q.val() == ChanState::EndWrites) || self.end_offer.val());
         self.ending.notify_rx_addr.next = self.notify_rx_addr.val();
         self.ending.rx_dest.next = self.rx_dest.q.val();
         self.ending.notify_self_addr.next = self.notify_self_addr.val();
         self.ending.notify_value.next = self.notify_value.val() + self.done_count.q.val();
+        if self.state.q.val() == ChanState::Run {
+            self.ending.notify_value.next = self.notify_value.val() + self.done_count.q.val() + 1;
+        }
         self.ending.msi_addr.next = self.msi_addr.val();
         self.ending.msi_data.next = self.msi_data.val();
         self.watchdog.clock.next = self.clock.val();
@@ -359,10 +384,26 @@ impl Logic for DmaChannel {
                 self.running.next = true;
                 self.rd_valid.next = self.data.rd_want.val();
                 self.wr_valid.next = self.data.wr_want.val();
+                if self.end_offer.val() {
+                    self.wr_valid.next = true;
+                    self.wr_imm.next = true;
+                    self.wr_addr.next = self.ending.wr_addr.val();
+                    self.wr_len_dw.next = 1.into();
+                    self.wr_dest.next = self.ending.wr_dest.val();
+                }
+                if self.ending.done.val() {
+                    self.ending_done.d.next = true;
+                }
                 if self.data.done.val() {
                     self.data_done.next = true;
                     self.done_count.d.next = self.done_count.q.val() + 1;
                     self.state.d.next = self.after_data.val();
+                    if self.early.q.val() {
+                        self.state.d.next = ChanState::EndWrites;
+                        if self.ending_done.q.val() || self.ending.done.val() {
+                            self.state.d.next = ChanState::Next;
+                        }
+                    }
                 }
             }
             ChanState::Immediate => {
@@ -388,6 +429,8 @@ impl Logic for DmaChannel {
                 }
             }
             ChanState::Next => {
+                self.early.d.next = false;
+                self.ending_done.d.next = false;
                 if self.desc.flags.val().get_bit(0) {
                     self.state.d.next = ChanState::Done;
                 } else if self.done_count.q.val() >= self.chain_limit.val() {
@@ -409,8 +452,18 @@ impl Logic for DmaChannel {
             }
         }
 
-        self.ending.start.next =
-            self.data_done.val() && (self.after_data.val() == ChanState::EndWrites);
+        self.ending.start.next = self.data_done.val()
+            && (self.after_data.val() == ChanState::EndWrites)
+            && !self.early.q.val();
+        if (self.state.q.val() == ChanState::Run)
+            && self.notify_at_last_read.val()
+            && self.ending.any.val()
+            && !self.data.reads_left.val()
+            && !self.early.q.val()
+        {
+            self.ending.start.next = true;
+            self.early.d.next = true;
+        }
         self.watchdog.running.next = self.running.val();
 
         // A failed completion stops the channel; the timeout too, if nothing comes back.
@@ -444,6 +497,10 @@ impl Logic for DmaChannel {
             self.current.next = bit_cast::<64, 10>(self.cur.q.val().get_bits::<10>(5));
         }
 
+        if self.reset.val() || self.stopped.val() {
+            self.early.d.next = false;
+            self.ending_done.d.next = false;
+        }
         if self.reset.val() {
             self.state.d.next = ChanState::Idle;
             self.cause.d.next = 0.into();

@@ -75,6 +75,8 @@ pub struct DataCursors {
     pub w_flight: Signal<Out, Bit>,
     /// Every block written and the last write's data out of the buffer.
     pub done: Signal<Out, Bit>,
+    /// Blocks are left to read (the last read has not been taken).
+    pub reads_left: Signal<Out, Bit>,
     rd: Cursor,
     wr: Cursor,
     /// Ring position up to which writes have freed the ring.
@@ -155,6 +157,7 @@ impl Logic for DataCursors {
         self.wr_pos.next = self.wr.pos.val();
         self.w_flight.next = self.flight.q.val();
         self.done.next = (self.wr.rows.val() == 0) && !self.flight.q.val();
+        self.reads_left.next = self.rd.rows.val() != 0;
 
         if self.wr_done.val() {
             self.flight.d.next = false;

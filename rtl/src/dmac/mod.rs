@@ -170,6 +170,8 @@ pub struct Dmac<const C: usize, const CB: usize> {
     pub chain_limit: Signal<In, Bits<32>>,
     /// `DMA_CPL_TIMEOUT`.
     pub cpl_timeout: Signal<In, Bits<32>>,
+    /// `DMA_CONFIG`'s `NOTIFY_AT_LAST_READ`.
+    pub notify_at_last_read: Signal<In, Bit>,
     /// `DMA_MSI_ADDR`.
     pub msi_addr: Signal<In, Bits<64>>,
     /// `DMA_MSI_DATA`.
@@ -233,6 +235,7 @@ impl<const C: usize, const CB: usize> Dmac<C, CB> {
             notify_value: array_init::array_init(|_| Default::default()),
             chain_limit: Default::default(),
             cpl_timeout: Default::default(),
+            notify_at_last_read: Default::default(),
             msi_addr: Default::default(),
             msi_data: Default::default(),
             status: array_init::array_init(|_| Default::default()),
@@ -341,6 +344,7 @@ impl<const C: usize, const CB: usize> Logic for Dmac<C, CB> {
             self.chans[c].notify_value.next = self.notify_value[c].val();
             self.chans[c].chain_limit.next = self.chain_limit.val();
             self.chans[c].cpl_timeout.next = self.cpl_timeout.val();
+            self.chans[c].notify_at_last_read.next = self.notify_at_last_read.val();
             self.chans[c].msi_addr.next = self.msi_addr.val();
             self.chans[c].msi_data.next = self.msi_data.val();
             RouteConfig::link(&mut self.routes, &mut self.chans[c].routes);

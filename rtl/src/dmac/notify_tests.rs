@@ -236,3 +236,113 @@ fn dma_and_peers_write_the_notification_store_the_host_reads_it() {
         );
     });
 }
+
+/// `DMA_CONFIG.NOTIFY_AT_LAST_READ`: a two-descriptor chain to node 3, each with `NOTIFY_RX`
+/// and `NOTIFY_SELF`. Each notification leaves once its descriptor's last read request
+/// has left N, ahead of that descriptor's last data write, and never ahead of the
+/// previous descriptor's data; its value counts its own descriptor; the data still
+/// arrives whole and in order; the channel is done only after the last data write.
+/// Without the bit the same chain notifies after its data.
+#[test]
+fn dma_notify_at_last_read_leaves_before_the_last_data() {
+    big_stack(|| {
+        for early in [true, false] {
+            let mut r = Rig::new(45, 0.8, 128);
+            r.bring_up_e(3);
+            let node3 = GLOBAL_BASE | (3 << 36);
+            let slot = node3 | 0x9_0040;
+            let own = HOST_BASE + 0xF_0000;
+            let fl = flags::NOTIFY_RX | flags::NOTIFY_SELF;
+            assert_eq!(r.csr_read(dma::CONFIG), dma::CONFIG_RESET);
+            let d0 = data_desc(HOST_BASE + 0x10_0000, node3 | 0x5_0000, 3000, fl, 32);
+            let d1 = data_desc(
+                HOST_BASE + 0x12_0000,
+                node3 | 0x7_0000,
+                1500,
+                fl | flags::LAST,
+                0,
+            );
+            r.host.fill_sources(&[d0, d1]);
+            r.put_internal(0, &d0);
+            r.put_internal(1, &d1);
+            for (reg, v) in [
+                (dma::channel_reg(1, dma::CH_NOTIFY_RX_LO), slot as u32),
+                (
+                    dma::channel_reg(1, dma::CH_NOTIFY_RX_HI),
+                    (slot >> 32) as u32,
+                ),
+                (dma::channel_reg(1, dma::CH_NOTIFY_SELF_LO), own as u32),
+                (
+                    dma::channel_reg(1, dma::CH_NOTIFY_SELF_HI),
+                    (own >> 32) as u32,
+                ),
+                (dma::channel_reg(1, dma::CH_NOTIFY_VALUE), 0x700),
+                (dma::CONFIG, if early { u32::MAX } else { 0 }),
+            ] {
+                r.csr_write(reg, v);
+            }
+            // Undefined bits read as 0.
+            let mode = dma::config::NOTIFY_AT_LAST_READ;
+            assert_eq!(r.csr_read(dma::CONFIG), if early { mode } else { 0 });
+            r.start_internal(1, 0);
+            r.run_until_stopped(&[1], 80_000);
+            assert_eq!(r.status(1), (ChannelState::Done, ErrorCause::None, 2));
+
+            // E: each descriptor's data in order, bytes equal to its source; each
+            // notification placed against that data.
+            let e: Vec<_> = r
+                .e_tlps
+                .iter()
+                .filter(|(_, t)| t.kind() == TlpKind::MWr)
+                .collect();
+            let is_slot = |t: &pcie_model::tlp::Tlp| t.address().unwrap().0 == slot;
+            let notes: Vec<usize> = (0..e.len()).filter(|&i| is_slot(&e[i].1)).collect();
+            assert_eq!(notes.len(), 2, "early {early}");
+            for (k, &i) in notes.iter().enumerate() {
+                assert_eq!(le32(e[i].1.data()), 0x701 + k as u32, "early {early}");
+            }
+            let mut at = 0;
+            let mut last_data = [0usize; 2];
+            for (k, d) in [d0, d1].iter().enumerate() {
+                let mut bytes = Vec::new();
+                while bytes.len() < d.length as usize {
+                    let (_, w) = e[at];
+                    if !is_slot(w) {
+                        assert_eq!(w.address().unwrap().0, d.dst + bytes.len() as u64);
+                        bytes.extend_from_slice(w.data());
+                        last_data[k] = at;
+                    }
+                    at += 1;
+                }
+                assert!(bytes == r.host.mem.read_vec(d.src, d.length as usize).unwrap());
+            }
+            // The MRds of each descriptor on N: the notification follows its last one.
+            let mrds: Vec<u64> = r
+                .tx_log
+                .iter()
+                .filter(|t| t.kind == TlpKind::MRd)
+                .map(|t| t.last)
+                .collect();
+            let per_desc = [3000usize.div_ceil(512), 1500usize.div_ceil(512)];
+            let last_mrd = [mrds[per_desc[0] - 1], mrds[per_desc[0] + per_desc[1] - 1]];
+            for k in 0..2 {
+                let n = notes[k];
+                if early {
+                    assert!(n < last_data[k], "notification {k} after its data");
+                    assert!(
+                        e[n].0 > last_mrd[k],
+                        "notification {k} before its last read"
+                    );
+                } else {
+                    assert!(n > last_data[k], "notification {k} before its data");
+                }
+            }
+            assert!(
+                notes[1] > last_data[0],
+                "notification 1 before descriptor 0's data"
+            );
+            let n: Vec<u32> = r.host.writes.iter().map(|(_, w)| le32(w.data())).collect();
+            assert_eq!(n, [0x701, 0x702], "own slot, early {early}");
+        }
+    });
+}
