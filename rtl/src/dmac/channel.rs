@@ -2,8 +2,10 @@
 //! host memory), checks it, moves its data ([`DataCursors`]: MRds of at most min(MRRS,
 //! 512) bytes while tags and reorder-buffer room last, MWrs of at most min(MPS, 256)
 //! bytes once their data is in the buffer), then sends its notifications and follows
-//! `next`. A write-immediate descriptor skips the cursors: one 4-byte write of its own
-//! value.
+//! `next`. With `DMA_CONFIG.NOTIFY_AT_LAST_READ` the notifications start once the last
+//! read is taken and go out between the remaining data writes (`early`); the channel
+//! still follows `next` only after both. A write-immediate descriptor skips the cursors:
+//! one 4-byte write of its own value.
 //!
 //! Ring positions: each channel owns `ring_dws` DWs of the reorder buffer
 //! ([`super::RingLayout`]: 1024 with four channels); a block starts at a

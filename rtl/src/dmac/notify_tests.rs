@@ -11,6 +11,19 @@ fn le32(b: &[u8]) -> u32 {
     u32::from_le_bytes(b[..4].try_into().unwrap())
 }
 
+/// Gives channel `c` its receiver's slot, its own slot and its notification value.
+fn set_slots(r: &mut Rig, c: u32, rx: u64, own: u64, value: u32) {
+    for (reg, v) in [
+        (dma::CH_NOTIFY_RX_LO, rx as u32),
+        (dma::CH_NOTIFY_RX_HI, (rx >> 32) as u32),
+        (dma::CH_NOTIFY_SELF_LO, own as u32),
+        (dma::CH_NOTIFY_SELF_HI, (own >> 32) as u32),
+        (dma::CH_NOTIFY_VALUE, value),
+    ] {
+        r.csr_write(dma::channel_reg(c, reg), v);
+    }
+}
+
 #[test]
 fn dma_notify_rx_to_global_slot_follows_data_on_route_port() {
     big_stack(|| {
@@ -29,18 +42,8 @@ fn dma_notify_rx_to_global_slot_follows_data_on_route_port() {
         );
         r.host.fill_sources(&[d]);
         r.put_internal(7, &d);
+        set_slots(&mut r, 2, slot, own, 0x500);
         for (reg, v) in [
-            (dma::channel_reg(2, dma::CH_NOTIFY_RX_LO), slot as u32),
-            (
-                dma::channel_reg(2, dma::CH_NOTIFY_RX_HI),
-                (slot >> 32) as u32,
-            ),
-            (dma::channel_reg(2, dma::CH_NOTIFY_SELF_LO), own as u32),
-            (
-                dma::channel_reg(2, dma::CH_NOTIFY_SELF_HI),
-                (own >> 32) as u32,
-            ),
-            (dma::channel_reg(2, dma::CH_NOTIFY_VALUE), 0x500),
             (dma::MSI_ADDR_LO, msi as u32),
             (dma::MSI_ADDR_HI, 0),
             (dma::MSI_DATA, 0x4321),
@@ -265,22 +268,8 @@ fn dma_notify_at_last_read_leaves_before_the_last_data() {
             r.host.fill_sources(&[d0, d1]);
             r.put_internal(0, &d0);
             r.put_internal(1, &d1);
-            for (reg, v) in [
-                (dma::channel_reg(1, dma::CH_NOTIFY_RX_LO), slot as u32),
-                (
-                    dma::channel_reg(1, dma::CH_NOTIFY_RX_HI),
-                    (slot >> 32) as u32,
-                ),
-                (dma::channel_reg(1, dma::CH_NOTIFY_SELF_LO), own as u32),
-                (
-                    dma::channel_reg(1, dma::CH_NOTIFY_SELF_HI),
-                    (own >> 32) as u32,
-                ),
-                (dma::channel_reg(1, dma::CH_NOTIFY_VALUE), 0x700),
-                (dma::CONFIG, if early { u32::MAX } else { 0 }),
-            ] {
-                r.csr_write(reg, v);
-            }
+            set_slots(&mut r, 1, slot, own, 0x700);
+            r.csr_write(dma::CONFIG, if early { u32::MAX } else { 0 });
             // Undefined bits read as 0.
             let mode = dma::config::NOTIFY_AT_LAST_READ;
             assert_eq!(r.csr_read(dma::CONFIG), if early { mode } else { 0 });
