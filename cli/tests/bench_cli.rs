@@ -111,6 +111,37 @@ fn bad_arguments_exit_2_with_one_line() {
     }
 }
 
+/// With the chips notifying at their last read, the ping-pong (which sends back the
+/// buffer it received) returns stale data, and the error says why.
+#[test]
+fn notifying_at_the_last_read_breaks_the_data_check_and_says_so() {
+    let toml = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/topologies/ring2-notify-at-last-read.toml"
+    );
+    let out = peach2(&[
+        "bench",
+        "pingpong",
+        "--topology",
+        toml,
+        "--mem",
+        "gpu",
+        "--notify",
+        "internal",
+        "--sizes",
+        "8",
+        "--iters",
+        "2",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    // Not bad input (exit 2): the run failed.
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("8-byte transfer") && err.contains("NOTIFY_AT_LAST_READ"),
+        "{err}"
+    );
+}
+
 #[test]
 fn sim_speed_reports_raw_core_and_clusters() {
     let out = peach2(&[

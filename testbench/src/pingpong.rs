@@ -86,7 +86,9 @@ pub enum BenchError {
     #[error(transparent)]
     Driver(#[from] TcaError),
     /// The data that arrived is not the data sent.
-    #[error("{bytes}-byte transfer: byte {at} arrived as {got:#04x}, sent {want:#04x}")]
+    #[error("{bytes}-byte transfer: byte {at} arrived as {got:#04x}, sent {want:#04x}{}",
+        if *.early { " (DMA_CONFIG.NOTIFY_AT_LAST_READ is set: a notification can come \
+            before its data, and node B sends back the buffer it is still receiving)" } else { "" })]
     Mismatch {
         /// Transfer size.
         bytes: u64,
@@ -96,6 +98,8 @@ pub enum BenchError {
         got: u8,
         /// What was sent.
         want: u8,
+        /// The chips notify at their last read (`Params::dma_config`), which explains it.
+        early: bool,
     },
 }
 
@@ -230,6 +234,9 @@ pub fn run_counted(
                 at,
                 got: got[at],
                 want: data[at],
+                early: sys.borrow().cluster.topology.params.dma_config
+                    & peach2_regmap::dma::config::NOTIFY_AT_LAST_READ
+                    != 0,
             });
         }
         let rt = total as f64 / f64::from(cfg.iters);
