@@ -203,10 +203,9 @@ pub struct DmaChannel {
     after_data: Signal<Local, ChanState>,
     /// The descriptor's data is written (or its immediate value taken).
     data_done: Signal<Local, Bit>,
-    /// The ending writes started once the last read was taken.
+    /// The ending writes started once the last read was taken (they are all taken once
+    /// `ending` offers none).
     early: DFF<Bit>,
-    /// They are all taken.
-    ending_done: DFF<Bit>,
     /// An ending write is offered during `Run`.
     end_offer: Signal<Local, Bit>,
 }
@@ -214,19 +213,7 @@ pub struct DmaChannel {
 impl Logic for DmaChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            state,
-            cause,
-            done_count,
-            host,
-            cur,
-            w_dest,
-            rx_dest,
-            early,
-            ending_done
-        );
+        dff_setup!(self, clock, state, cause, done_count, host, cur, w_dest, rx_dest, early);
         self.desc.clock.next = self.clock.val();
         self.desc.load_ram.next =
             (self.state.q.val() == ChanState::FetchInt) && self.desc_ram_valid.val();
@@ -393,16 +380,13 @@ impl Logic for DmaChannel {
                     self.wr_len_dw.next = 1.into();
                     self.wr_dest.next = self.ending.wr_dest.val();
                 }
-                if self.ending.done.val() {
-                    self.ending_done.d.next = true;
-                }
                 if self.data.done.val() {
                     self.data_done.next = true;
                     self.done_count.d.next = self.done_count.q.val() + 1;
                     self.state.d.next = self.after_data.val();
                     if self.early.q.val() {
                         self.state.d.next = ChanState::EndWrites;
-                        if self.ending_done.q.val() || self.ending.done.val() {
+                        if !self.ending.wr_valid.val() || self.ending.done.val() {
                             self.state.d.next = ChanState::Next;
                         }
                     }
@@ -432,7 +416,6 @@ impl Logic for DmaChannel {
             }
             ChanState::Next => {
                 self.early.d.next = false;
-                self.ending_done.d.next = false;
                 if self.desc.flags.val().get_bit(0) {
                     self.state.d.next = ChanState::Done;
                 } else if self.done_count.q.val() >= self.chain_limit.val() {
@@ -501,7 +484,6 @@ impl Logic for DmaChannel {
 
         if self.reset.val() || self.stopped.val() {
             self.early.d.next = false;
-            self.ending_done.d.next = false;
         }
         if self.reset.val() {
             self.state.d.next = ChanState::Idle;
