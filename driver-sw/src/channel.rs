@@ -439,7 +439,7 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             }
             HwState::Error => {
                 self.channels[c].running = false;
-                let cause = ErrorCause::from_code((status >> 4) & 0xF).unwrap_or(ErrorCause::None);
+                let cause = ErrorCause::from_status(status).unwrap_or(ErrorCause::None);
                 let descriptor = self.mmio.read64(reg(CH_CURRENT_LO))?;
                 Err(TcaError::Dma {
                     channel: ch,

@@ -243,6 +243,19 @@ pub mod flags {
     pub const MASK: u32 = 0x1F;
 }
 
+/// `STATUS` bits 1:0 hold the channel's [`ChannelState`].
+pub const STATUS_STATE_MASK: u32 = 0x3;
+/// `STATUS` bits 7:4 hold an [`ErrorCause`] code: its lowest bit.
+pub const STATUS_CAUSE_SHIFT: u32 = 4;
+/// The [`ErrorCause`] field of `STATUS`, in place.
+pub const STATUS_CAUSE_MASK: u32 = 0xF << STATUS_CAUSE_SHIFT;
+
+/// The 4-bit [`ErrorCause`] code in a `STATUS` value (a code no cause has is possible
+/// only from a broken chip).
+pub const fn status_cause(status: u32) -> u32 {
+    (status & STATUS_CAUSE_MASK) >> STATUS_CAUSE_SHIFT
+}
+
 /// `STATUS` bits 1:0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ChannelState {
@@ -259,7 +272,7 @@ pub enum ChannelState {
 impl ChannelState {
     /// The state of a `STATUS` value.
     pub fn from_status(status: u32) -> ChannelState {
-        [Self::Idle, Self::Busy, Self::Done, Self::Error][(status & 3) as usize]
+        [Self::Idle, Self::Busy, Self::Done, Self::Error][(status & STATUS_STATE_MASK) as usize]
     }
 }
 
@@ -291,6 +304,11 @@ pub enum ErrorCause {
 }
 
 impl ErrorCause {
+    /// The cause a `STATUS` value reports ([`status_cause`]).
+    pub fn from_status(status: u32) -> Option<ErrorCause> {
+        Self::from_code(status_cause(status))
+    }
+
     /// The cause of a 4-bit code.
     pub fn from_code(code: u32) -> Option<ErrorCause> {
         use ErrorCause::*;
@@ -518,7 +536,15 @@ mod tests {
         );
         for code in 0..11 {
             assert_eq!(ErrorCause::from_code(code).map(|c| c as u32), Some(code));
+            let status = code << STATUS_CAUSE_SHIFT | ChannelState::Error as u32;
+            assert_eq!(
+                ErrorCause::from_status(status).map(|c| c as u32),
+                Some(code)
+            );
+            assert_eq!(ChannelState::from_status(status), ChannelState::Error);
         }
+        assert_eq!(ErrorCause::from_code(11), None);
+        assert_eq!(status_cause(0xFFFF_FFF0), 0xF);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod chip;
 pub mod csr;
 pub mod dmac;
+pub mod fixed;
 pub mod harness;
 pub mod internal;
 pub mod port;

@@ -17,8 +17,8 @@ use crate::setup::{node_csr_write, HOST_WINDOW};
 use pcie_model::requester::{RequestHandle, RequestOutcome};
 use peach2_regmap::address::GlobalAddr;
 use peach2_regmap::dma::{
-    channel_reg, flags, ChannelState, Descriptor, CHANNELS, CH_CONTROL, CH_DESC_LO, CH_STATUS,
-    CONTROL_HOST, CONTROL_START, CPL_TIMEOUT,
+    channel_reg, flags, status_cause, ChannelState, Descriptor, CHANNELS, CH_CONTROL, CH_DESC_LO,
+    CH_STATUS, CONTROL_HOST, CONTROL_START, CPL_TIMEOUT,
 };
 use peach2_regmap::host::BAR0_BASE;
 use std::collections::VecDeque;
@@ -147,7 +147,7 @@ impl DmaIssuer {
                     self.chans[ch] = match ChannelState::from_status(status) {
                         ChannelState::Done => Chan::Idle,
                         ChannelState::Error => {
-                            self.stopped[(status >> 4 & 0xF) as usize] += 1;
+                            self.stopped[status_cause(status) as usize] += 1;
                             flows[flow].failed += 1;
                             Chan::Idle
                         }

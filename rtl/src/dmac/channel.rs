@@ -19,12 +19,24 @@
 
 use super::cpl_watchdog::CplWatchdog;
 use super::data_cursors::DataCursors;
+use super::desc_check::CauseCode;
 use super::desc_check::DescCheck;
 use super::desc_regs::DescRegs;
 use super::dest_route::DestRoute;
 use super::end_writes::EndWrites;
+use crate::fixed::Fixed;
 use crate::router::RouteConfig;
+use peach2_regmap::dma::{
+    flags, ChannelState, ErrorCause, DESC_BYTES, DESC_COUNT, STATUS_CAUSE_SHIFT,
+};
 use rust_hdl::prelude::*;
+
+// A descriptor's place: its internal index at `cur` bits 14:5, its host address 32-byte
+// aligned, 8 DWs to fetch; the chain ends at the `LAST` flag, bit 0.
+const _: () = assert!(DESC_BYTES == 1 << 5 && DESC_COUNT == 1 << 10 && flags::LAST == 1);
+
+/// A `STATUS` state code, as a constant.
+type StateCode<const S: u64> = Fixed<S, 32>;
 
 /// Channel state.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -208,6 +220,16 @@ pub struct DmaChannel {
     early: DFF<Bit>,
     /// An ending write is offered during `Run`.
     end_offer: Signal<Local, Bit>,
+    chain_limit_code: CauseCode<{ ErrorCause::ChainLimit as u64 }>,
+    cpl_error_code: CauseCode<{ ErrorCause::CplError as u64 }>,
+    cpl_timeout_code: CauseCode<{ ErrorCause::CplTimeout as u64 }>,
+    busy_state: StateCode<{ ChannelState::Busy as u64 }>,
+    done_state: StateCode<{ ChannelState::Done as u64 }>,
+    error_state: StateCode<{ ChannelState::Error as u64 }>,
+    /// Where `STATUS` holds the cause.
+    cause_shift: Fixed<{ STATUS_CAUSE_SHIFT as u64 }, 32>,
+    /// `cause` in its `STATUS` field.
+    status_cause: Signal<Local, Bits<32>>,
 }
 
 impl Logic for DmaChannel {
@@ -419,7 +441,7 @@ impl Logic for DmaChannel {
                 if self.desc.flags.val().get_bit(0) {
                     self.state.d.next = ChanState::Done;
                 } else if self.done_count.q.val() >= self.chain_limit.val() {
-                    self.cause.d.next = 5.into();
+                    self.cause.d.next = self.chain_limit_code.val();
                     self.state.d.next = ChanState::Error;
                 } else if self.host.q.val() {
                     self.cur.d.next = self.desc.next_host.val();
@@ -456,25 +478,26 @@ impl Logic for DmaChannel {
             && ((self.state.q.val() == ChanState::Run)
                 || (self.state.q.val() == ChanState::FetchHostWait))
         {
-            self.cause.d.next = 6.into();
+            self.cause.d.next = self.cpl_error_code.val();
             self.state.d.next = ChanState::Drain;
         }
         if self.watchdog.expired.val() {
             if self.state.q.val() != ChanState::Drain {
-                self.cause.d.next = 7.into();
+                self.cause.d.next = self.cpl_timeout_code.val();
             }
             self.chan_reset.next = true;
             self.state.d.next = ChanState::Error;
         }
 
         // Status registers.
-        self.status.next = bit_cast::<32, 4>(self.cause.q.val()) << 4;
+        self.status_cause.next = bit_cast::<32, 4>(self.cause.q.val()) << self.cause_shift.val();
+        self.status.next = self.status_cause.val();
         if self.state.q.val() == ChanState::Done {
-            self.status.next = (bit_cast::<32, 4>(self.cause.q.val()) << 4) | 2;
+            self.status.next = self.status_cause.val() | self.done_state.val();
         } else if self.state.q.val() == ChanState::Error {
-            self.status.next = (bit_cast::<32, 4>(self.cause.q.val()) << 4) | 3;
+            self.status.next = self.status_cause.val() | self.error_state.val();
         } else if self.state.q.val() != ChanState::Idle {
-            self.status.next = (bit_cast::<32, 4>(self.cause.q.val()) << 4) | 1;
+            self.status.next = self.status_cause.val() | self.busy_state.val();
         }
         self.count.next = self.done_count.q.val();
         self.current.next = self.cur.q.val();

@@ -129,7 +129,7 @@ fn every_channel_moves_data<const C: usize, const CB: usize>(seed: u64) {
             ChannelState::from_status(st),
             ChannelState::Done,
             "channel {c}: cause {:?}",
-            ErrorCause::from_code((st >> 4) & 0xF)
+            ErrorCause::from_status(st)
         );
         assert_eq!(s.uut.count[c].val().to_u64(), 2, "channel {c}'s count");
         host.check_golden(descs);

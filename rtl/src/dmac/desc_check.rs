@@ -2,7 +2,24 @@
 //! `ErrorCause` code (`peach2_regmap::dma`), in the order the register map lists them.
 //! Combinational; the channel latches the code in its `Check` state.
 
+use crate::fixed::Fixed;
+use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
+use peach2_regmap::dma::{flags, ErrorCause, MAX_LENGTH};
 use rust_hdl::prelude::*;
+
+// The flag tests below name the flags' bits, and the global-address test its base field.
+const _: () = assert!(
+    flags::TWO_D == 1 << 1
+        && flags::NOTIFY_RX == 1 << 2
+        && flags::NOTIFY_SELF == 1 << 3
+        && flags::INTERRUPT == 1 << 4
+        && BASE_SHIFT == 42
+        && GLOBAL_BASE_HI == 1
+        && ErrorCause::None as u32 == 0
+);
+
+/// An [`ErrorCause`]'s 4-bit code, as a block's constant.
+pub type CauseCode<const CODE: u64> = Fixed<CODE, 4>;
 
 /// The descriptor check.
 #[derive(LogicBlock, Default)]
@@ -40,6 +57,14 @@ pub struct DescCheck {
     misaligned: Signal<Local, Bit>,
     low_bits: Signal<Local, Bit>,
     zero: Signal<Local, Bit>,
+    max_length: Fixed<{ MAX_LENGTH as u64 }, 32>,
+    misaligned_code: CauseCode<{ ErrorCause::Misaligned as u64 }>,
+    low_bits_code: CauseCode<{ ErrorCause::LowBitsDiffer as u64 }>,
+    zero_code: CauseCode<{ ErrorCause::ZeroLength as u64 }>,
+    bad_immediate_code: CauseCode<{ ErrorCause::BadImmediate as u64 }>,
+    oversized_code: CauseCode<{ ErrorCause::Oversized as u64 }>,
+    source_not_local_code: CauseCode<{ ErrorCause::SourceNotLocal as u64 }>,
+    unroutable_code: CauseCode<{ ErrorCause::Unroutable as u64 }>,
 }
 
 impl Logic for DescCheck {
@@ -71,19 +96,19 @@ impl Logic for DescCheck {
         }
         self.cause.next = 0.into();
         if self.misaligned.val() {
-            self.cause.next = 1.into();
+            self.cause.next = self.misaligned_code.val();
         } else if self.low_bits.val() {
-            self.cause.next = 2.into();
+            self.cause.next = self.low_bits_code.val();
         } else if self.zero.val() {
-            self.cause.next = 3.into();
+            self.cause.next = self.zero_code.val();
         } else if self.immediate.val() && ((self.len.val() != 4) || self.two_d.val()) {
-            self.cause.next = 10.into();
-        } else if self.len.val() > 0x100_0000 {
-            self.cause.next = 4.into();
+            self.cause.next = self.bad_immediate_code.val();
+        } else if self.len.val() > self.max_length.val() {
+            self.cause.next = self.oversized_code.val();
         } else if !self.immediate.val() && (self.src.val().get_bits::<22>(42) == 1) {
-            self.cause.next = 8.into();
+            self.cause.next = self.source_not_local_code.val();
         } else if !self.dst_ok.val() || (self.flags.val().get_bit(2) && !self.rx_ok.val()) {
-            self.cause.next = 9.into();
+            self.cause.next = self.unroutable_code.val();
         }
     }
 }

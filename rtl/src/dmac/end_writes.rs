@@ -3,7 +3,13 @@
 //! each only if the descriptor's flags ask for it, in that order. A write is offered
 //! until the write generator takes it; the last one taken ends the descriptor.
 
+use peach2_regmap::dma::flags;
 use rust_hdl::prelude::*;
+
+// The flag tests below name the flags' bits.
+const _: () = assert!(
+    flags::NOTIFY_RX == 1 << 2 && flags::NOTIFY_SELF == 1 << 3 && flags::INTERRUPT == 1 << 4
+);
 
 /// The write on offer.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]

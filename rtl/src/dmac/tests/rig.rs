@@ -210,7 +210,7 @@ impl Rig {
         let n = self.csr_read(dma::channel_reg(c, dma::CH_COUNT));
         (
             ChannelState::from_status(st),
-            ErrorCause::from_code((st >> 4) & 0xF).unwrap(),
+            ErrorCause::from_status(st).unwrap(),
             n,
         )
     }
