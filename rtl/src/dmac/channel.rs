@@ -220,9 +220,11 @@ pub struct DmaChannel {
     early: DFF<Bit>,
     /// An ending write is offered during `Run`.
     end_offer: Signal<Local, Bit>,
+    /// The causes the channel finds itself (the descriptor's come from `check`).
     chain_limit_code: CauseCode<{ ErrorCause::ChainLimit as u64 }>,
     cpl_error_code: CauseCode<{ ErrorCause::CplError as u64 }>,
     cpl_timeout_code: CauseCode<{ ErrorCause::CplTimeout as u64 }>,
+    /// `STATUS` bits 1:0 while the channel runs, is done, has failed.
     busy_state: StateCode<{ ChannelState::Busy as u64 }>,
     done_state: StateCode<{ ChannelState::Done as u64 }>,
     error_state: StateCode<{ ChannelState::Error as u64 }>,

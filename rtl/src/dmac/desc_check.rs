@@ -57,7 +57,9 @@ pub struct DescCheck {
     misaligned: Signal<Local, Bit>,
     low_bits: Signal<Local, Bit>,
     zero: Signal<Local, Bit>,
+    /// The longest length or width.
     max_length: Fixed<{ MAX_LENGTH as u64 }, 32>,
+    /// The codes of the causes the check reports.
     misaligned_code: CauseCode<{ ErrorCause::Misaligned as u64 }>,
     low_bits_code: CauseCode<{ ErrorCause::LowBitsDiffer as u64 }>,
     zero_code: CauseCode<{ ErrorCause::ZeroLength as u64 }>,
