@@ -22,21 +22,43 @@ pub struct OutputArbiter {
     pub grant: Signal<Out, Bits<INPUTS>>,
     /// One-hot input whose grant was taken last; zero after reset.
     last: DFF<Bits<INPUTS>>,
+    /// Inputs above `last`: bit i is the OR of `last`'s bits below i.
+    above: Signal<Local, Bits<INPUTS>>,
     /// Requests from inputs above `last`.
     after_last: Signal<Local, Bits<INPUTS>>,
+    /// The requests the grant is made from: `after_last`, or all when it is empty.
+    cand: Signal<Local, Bits<INPUTS>>,
+    /// Running ORs of the loops below: a lower bit of `last` / of `cand` was set.
+    seen: Signal<Local, Bit>,
+    found: Signal<Local, Bit>,
 }
 
 impl Logic for OutputArbiter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, last);
-        // Bits strictly above the one-hot `last` (none when `last` is zero).
-        self.after_last.next = self.request.val() & !((self.last.q.val() - 1) | self.last.q.val());
-        // `x & (!x + 1)` isolates the lowest set bit.
+        // Prefix ORs rather than `x & (!x + 1)` and `last - 1`: no carry chain between
+        // the requests and the grant, so the LUT mapping merges the whole choice with the
+        // requests' decode in front of it.
+        self.above.next = 0.into();
+        self.seen.next = false;
+        for i in 0..INPUTS {
+            self.above.next = self.above.val().replace_bit(i, self.seen.val());
+            self.seen.next = self.seen.val() || self.last.q.val().get_bit(i);
+        }
+        self.after_last.next = self.request.val() & self.above.val();
+        self.cand.next = self.request.val();
         if self.after_last.val().any() {
-            self.grant.next = self.after_last.val() & (!self.after_last.val() + 1);
-        } else {
-            self.grant.next = self.request.val() & (!self.request.val() + 1);
+            self.cand.next = self.after_last.val();
+        }
+        // The lowest set bit of `cand`.
+        self.grant.next = 0.into();
+        self.found.next = false;
+        for i in 0..INPUTS {
+            if self.cand.val().get_bit(i) && !self.found.val() {
+                self.grant.next = self.grant.val().replace_bit(i, true);
+            }
+            self.found.next = self.found.val() || self.cand.val().get_bit(i);
         }
         if self.taken.val() {
             self.last.d.next = self.grant.val();
