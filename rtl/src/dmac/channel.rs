@@ -157,6 +157,8 @@ pub struct DmaChannel {
     pub rd_tag: Signal<Out, Bits<8>>,
     /// Ring position of the read's first DW.
     pub rd_pos: Signal<Out, Bits<16>>,
+    /// Ring position one past its last DW (`rd_pos + rd_len_dw`).
+    pub rd_end: Signal<Out, Bits<16>>,
     /// A write is wanted.
     pub wr_valid: Signal<Out, Bit>,
     /// The write carries `wr_value`.
@@ -328,6 +330,7 @@ impl Logic for DmaChannel {
         self.rd_len_dw.next = self.data.rd_n.val();
         self.rd_tag.next = self.data_tag_base.val() | bit_cast::<8, 3>(self.issue_idx.val());
         self.rd_pos.next = self.data.rd_pos.val();
+        self.rd_end.next = self.data.rd_end.val();
         self.wr_valid.next = false;
         self.wr_imm.next = false;
         self.wr_addr.next = self.data.wr_addr.val();
@@ -371,6 +374,7 @@ impl Logic for DmaChannel {
                 self.rd_len_dw.next = 8.into();
                 self.rd_tag.next = self.desc_tag.val();
                 self.rd_pos.next = 0.into();
+                self.rd_end.next = 8.into();
                 if self.rd_grant.val() {
                     self.state.d.next = ChanState::FetchHostWait;
                 }

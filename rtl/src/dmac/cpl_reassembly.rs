@@ -60,6 +60,8 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     pub issue_pos: Signal<In, Bits<16>>,
     /// Its length in DWs.
     pub issue_len_dw: Signal<In, Bits<8>>,
+    /// Ring position one past its last DW (the channel's cursor keeps it in a register).
+    pub issue_end: Signal<In, Bits<16>>,
     /// Per channel pulse: forget the channel's outstanding reads (after an error).
     pub chan_reset: Signal<In, Bits<C>>,
     /// Per channel: ring position up to which data is complete.
@@ -108,8 +110,6 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     lookup_rem: Signal<Local, Bits<8>>,
     /// Per channel: the tag table's count of the oldest read, with `count`'s write.
     retire_rem: [Signal<Local, Bits<8>>; C],
-    /// Ring position one past the read being issued.
-    issue_end: Signal<Local, Bits<16>>,
     /// The issued read's tag class and channel.
     i_class: TagClass<C, CB>,
 }
@@ -218,7 +218,6 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.fetches.count_rem.next = self.intake.count_rem.val();
 
         // Issue: record where the read's data goes.
-        self.issue_end.next = self.issue_pos.val() + bit_cast::<16, 8>(self.issue_len_dw.val());
         self.i_class.tag.next = self.issue_tag.val();
         self.tags.issue.next = self.issue_valid.val() && self.i_class.is_data.val();
         self.tags.issue_tag.next = self.issue_tag.val();

@@ -1,9 +1,10 @@
 //! A channel's data movement for one descriptor: its read cursor (MRds of at most
 //! min(MRRS, 512) bytes) and write cursor (MWrs of at most min(MPS, 256) bytes), and the
 //! reorder ring's flow control between them: a read is offered while the ring has room
-//! for it (reads may run the whole ring ahead of the last write that left the buffer), a
-//! write once all its data is in the buffer (`avail`), and the data is done when the
-//! write cursor has walked every block and its last write left the buffer.
+//! for a read of the largest size (reads may run up to the whole ring ahead of the last
+//! write that left the buffer), a write once all its data is in the buffer (`avail`), and
+//! the data is done when the write cursor has walked every block and its last write left
+//! the buffer.
 //!
 //! Both cursors continue the ring where the chain's last descriptor left it; each block
 //! starts at a fresh 16-byte line, at the lane of its source (= destination) address, so
@@ -63,6 +64,8 @@ pub struct DataCursors {
     pub rd_n: Signal<Out, Bits<8>>,
     /// Ring position of its first DW.
     pub rd_pos: Signal<Out, Bits<16>>,
+    /// Ring position one past its last DW (`rd_pos + rd_n`).
+    pub rd_end: Signal<Out, Bits<16>>,
     /// A write can go: a block is left and its data is in the buffer.
     pub wr_want: Signal<Out, Bit>,
     /// The write's address.
@@ -90,8 +93,16 @@ pub struct DataCursors {
     pos_end: Signal<Local, Bits<16>>,
     /// Ring position of the descriptor's first DW: a fresh line, at its address's lane.
     start_pos: Signal<Local, Bits<16>>,
-    /// DWs the ring would hold past the freed position with the offered read.
-    r_space: Signal<Local, Bits<16>>,
+    /// DWs the ring holds past the freed position, up to the read cursor.
+    r_used: Signal<Local, Bits<16>>,
+    /// The most the ring may hold before a read is offered: `ring_dws` less the largest
+    /// read (configuration, registered).
+    room_limit: DFF<Bits<16>>,
+    /// The ring has room for the largest read at the read cursor, as of the cycle
+    /// before: a register, so the read's offer waits on no arithmetic. The cursor is
+    /// never ready in the cycle after it moved, and the freed position only moves on,
+    /// so a read is never offered without room; it may wait a cycle for room it has.
+    rd_room: DFF<Bit>,
     /// Negative (bit 15 set) while the offered write's data is not all in the buffer.
     w_short: Signal<Local, Bits<16>>,
 }
@@ -99,7 +110,7 @@ pub struct DataCursors {
 impl Logic for DataCursors {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wfree, flight, flight_end);
+        dff_setup!(self, clock, wfree, flight, flight_end, room_limit, rd_room);
         self.pos_end.next = self.rd.pos.val() + 3;
         self.start_pos.next =
             (self.pos_end.val() & 0xFFFC) | bit_cast::<16, 2>(self.src.val().get_bits::<2>(2));
@@ -139,13 +150,15 @@ impl Logic for DataCursors {
         self.wr.grant.next = self.run.val() && self.wr_grant.val();
 
         // Reads may run a whole ring ahead of the last write that left the buffer.
-        self.r_space.next = self.rd.end_pos.val() - self.wfree.q.val();
+        self.room_limit.d.next = self.ring_dws.val() - bit_cast::<16, 8>(self.rd.max.val());
+        self.r_used.next = self.rd.pos.val() - self.wfree.q.val();
+        self.rd_room.d.next = self.r_used.val() <= self.room_limit.q.val();
         self.wr_n.next = self.wr.n.val().get_bits::<7>(0);
         self.w_short.next = self.avail.val() - self.wr.end_pos.val();
         self.rd_want.next = (self.rd.rows.val() != 0)
             && self.rd.ready.val()
             && self.can_issue.val()
-            && (self.r_space.val() <= self.ring_dws.val());
+            && self.rd_room.q.val();
         self.wr_want.next = (self.wr.rows.val() != 0)
             && self.wr.ready.val()
             && !self.w_short.val().get_bit(15)
@@ -153,6 +166,7 @@ impl Logic for DataCursors {
         self.rd_addr.next = self.rd.addr.val();
         self.rd_n.next = self.rd.n.val();
         self.rd_pos.next = self.rd.pos.val();
+        self.rd_end.next = self.rd.end_pos.val();
         self.wr_addr.next = self.wr.addr.val();
         self.wr_pos.next = self.wr.pos.val();
         self.w_flight.next = self.flight.q.val();

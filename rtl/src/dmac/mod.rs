@@ -376,6 +376,7 @@ impl<const C: usize, const CB: usize> Logic for Dmac<C, CB> {
             self.read_req.rd_len_dw[c].next = self.chans[c].rd_len_dw.val();
             self.read_req.rd_tag[c].next = self.chans[c].rd_tag.val();
             self.read_req.rd_pos[c].next = self.chans[c].rd_pos.val();
+            self.read_req.rd_end[c].next = self.chans[c].rd_end.val();
             self.write_gen.wr_addr[c].next = self.chans[c].wr_addr.val();
             self.write_gen.wr_len_dw[c].next = self.chans[c].wr_len_dw.val();
             self.write_gen.wr_pos[c].next = self.chans[c].wr_pos.val();
@@ -406,5 +407,6 @@ impl<const C: usize, const CB: usize> Logic for Dmac<C, CB> {
         self.reasm.issue_tag.next = self.read_req.issue_tag.val();
         self.reasm.issue_pos.next = self.read_req.issue_pos.val();
         self.reasm.issue_len_dw.next = self.read_req.issue_len_dw.val();
+        self.reasm.issue_end.next = self.read_req.issue_end.val();
     }
 }

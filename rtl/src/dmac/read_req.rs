@@ -26,6 +26,8 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     pub rd_tag: [Signal<In, Bits<8>>; C],
     /// Per channel: ring position of the first DW.
     pub rd_pos: [Signal<In, Bits<16>>; C],
+    /// Per channel: ring position one past the last DW.
+    pub rd_end: [Signal<In, Bits<16>>; C],
     /// Downstream: MRds towards N.
     pub out: TlpSource,
     /// Requester id (the N port's bus/device/function).
@@ -40,6 +42,8 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     pub issue_pos: Signal<Out, Bits<16>>,
     /// Its length in DWs.
     pub issue_len_dw: Signal<Out, Bits<8>>,
+    /// Its ring position one past the last DW.
+    pub issue_end: Signal<Out, Bits<16>>,
     last: DFF<Bits<CB>>,
     out_valid: DFF<Bit>,
     out_data: DFF<Bits<128>>,
@@ -62,6 +66,15 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     len: Signal<Local, Bits<8>>,
     tag: Signal<Local, Bits<8>>,
     pos: Signal<Local, Bits<16>>,
+    end_pos: Signal<Local, Bits<16>>,
+    /// Per channel: its address needs a 4-DW header; decided before the pick, so the
+    /// header's form waits on no 32-bit compare after the round robin.
+    wide_each: Signal<Local, Bits<C>>,
+    /// Per channel: a one-DW read (last-DW byte enables 0).
+    one_each: Signal<Local, Bits<C>>,
+    /// The picked read's `wide_each` and `one_each`.
+    wide: Signal<Local, Bit>,
+    one: Signal<Local, Bit>,
     dw0: Signal<Local, Bits<32>>,
     dw1: Signal<Local, Bits<32>>,
 }
@@ -77,6 +90,7 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             rd_len_dw: array_init::array_init(|_| Default::default()),
             rd_tag: array_init::array_init(|_| Default::default()),
             rd_pos: array_init::array_init(|_| Default::default()),
+            rd_end: array_init::array_init(|_| Default::default()),
             out: Default::default(),
             requester_id: Default::default(),
             rd_grant: Default::default(),
@@ -84,6 +98,7 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             issue_tag: Default::default(),
             issue_pos: Default::default(),
             issue_len_dw: Default::default(),
+            issue_end: Default::default(),
             last: Default::default(),
             out_valid: Default::default(),
             out_data: Default::default(),
@@ -101,6 +116,11 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             len: Default::default(),
             tag: Default::default(),
             pos: Default::default(),
+            end_pos: Default::default(),
+            wide_each: Default::default(),
+            one_each: Default::default(),
+            wide: Default::default(),
+            one: Default::default(),
             dw0: Default::default(),
             dw1: Default::default(),
         }
@@ -135,25 +155,43 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         self.len.next = self.rd_len_dw[0].val();
         self.tag.next = self.rd_tag[0].val();
         self.pos.next = self.rd_pos[0].val();
+        self.end_pos.next = self.rd_end[0].val();
+        self.wide_each.next = 0.into();
+        self.one_each.next = 0.into();
+        for c in 0..C {
+            self.wide_each.next = self
+                .wide_each
+                .val()
+                .replace_bit(c, self.rd_addr[c].val().get_bits::<32>(32) != 0);
+            self.one_each.next = self
+                .one_each
+                .val()
+                .replace_bit(c, self.rd_len_dw[c].val() == 1);
+        }
+        self.wide.next = self.wide_each.val().get_bit(0);
+        self.one.next = self.one_each.val().get_bit(0);
         for c in 0..C {
             if self.pick.val().index() == c {
                 self.addr.next = self.rd_addr[c].val();
                 self.len.next = self.rd_len_dw[c].val();
                 self.tag.next = self.rd_tag[c].val();
                 self.pos.next = self.rd_pos[c].val();
+                self.end_pos.next = self.rd_end[c].val();
+                self.wide.next = self.wide_each.val().get_bit(c);
+                self.one.next = self.one_each.val().get_bit(c);
             }
         }
         self.fire.next = (self.rd_valid.val() != 0) && !self.spare_valid.q.val();
 
         // MRd header: fmt 000 (3-DW) or 001 (4-DW), type 0, TC 0, no attributes.
         self.dw0.next = bit_cast::<32, 8>(self.len.val());
-        if self.addr.val().get_bits::<32>(32) != 0 {
+        if self.wide.val() {
             self.dw0.next = bit_cast::<32, 8>(self.len.val()) | 0x2000_0000;
         }
         self.dw1.next = (bit_cast::<32, 16>(self.requester_id.val()) << 16)
             | (bit_cast::<32, 8>(self.tag.val()) << 8)
             | 0xFF;
-        if self.len.val() == 1 {
+        if self.one.val() {
             self.dw1.next = (bit_cast::<32, 16>(self.requester_id.val()) << 16)
                 | (bit_cast::<32, 8>(self.tag.val()) << 8)
                 | 0x0F;
@@ -164,7 +202,8 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         self.issue_tag.next = self.tag.val();
         self.issue_pos.next = self.pos.val();
         self.issue_len_dw.next = self.len.val();
-        if self.addr.val().get_bits::<32>(32) != 0 {
+        self.issue_end.next = self.end_pos.val();
+        if self.wide.val() {
             self.beat_data.next = bit_cast::<128, 32>(self.dw0.val())
                 | (bit_cast::<128, 32>(self.dw1.val()) << 32)
                 | (bit_cast::<128, 32>(self.addr.val().get_bits::<32>(32)) << 64)
@@ -276,6 +315,7 @@ mod tests {
                         s.uut.rd_len_dw[c].next = r.1.into();
                         s.uut.rd_tag[c].next = r.2.into();
                         s.uut.rd_pos[c].next = r.3.into();
+                        s.uut.rd_end[c].next = ((r.3 + r.1) & 0xFFFF).into();
                     }
                 }
                 s.uut.rd_valid.next = valid.into();
@@ -298,8 +338,10 @@ mod tests {
                         u.issue_tag.val().to_u64(),
                         u.issue_len_dw.val().to_u64(),
                         u.issue_pos.val().to_u64(),
+                        u.issue_end.val().to_u64(),
                     );
-                    assert_eq!(issued, (r.2, r.1, r.3), "issue of channel {c}");
+                    let end = (r.3 + r.1) & 0xFFFF;
+                    assert_eq!(issued, (r.2, r.1, r.3, end), "issue of channel {c}");
                     granted.push(r);
                     per_chan[c] += 1;
                 }

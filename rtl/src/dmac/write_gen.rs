@@ -56,6 +56,11 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     last: DFF<Bits<CB>>,
     /// A TLP is being issued (the `a_*` registers hold it).
     busy: DFF<Bit>,
+    /// The FIFO held fewer than five beats in the cycle before, so fewer than six now
+    /// (it grows by at most one a cycle): room for the beat in flight and the next. A
+    /// register, so the issue, the pick and the channels' write cursors behind it wait
+    /// on no FIFO arithmetic.
+    room: DFF<Bit>,
     /// The TLP being issued: its channel.
     a_chan: DFF<Bits<CB>>,
     /// Its header DWs.
@@ -121,6 +126,7 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             fifo: TlpFifo::new(),
             last: Default::default(),
             busy: Default::default(),
+            room: Default::default(),
             a_chan: Default::default(),
             a_hdr: Default::default(),
             a_hdr_dws: Default::default(),
@@ -155,8 +161,8 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, last, busy, a_chan, a_hdr_dws, a_total, a_tidx, a_cur, a_imm, a_value,
-            a_dest
+            self, clock, last, busy, room, a_chan, a_hdr_dws, a_total, a_tidx, a_cur, a_imm,
+            a_value, a_dest
         );
         for k in 0..4 {
             self.a_hdr[k].clock.next = self.clock.val();
@@ -177,8 +183,8 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
 
         // The current TLP's next beat, issued while the FIFO has room for what is in
         // flight; it enters the FIFO a cycle later.
-        self.issue.next =
-            self.busy.q.val() && (self.fifo.fill.val() < 6) && self.fifo.sink.ready.val();
+        self.room.d.next = (self.fifo.fill.val() < 5) && self.fifo.sink.ready.val();
+        self.issue.next = self.busy.q.val() && self.room.q.val();
         self.beat.clock.next = self.clock.val();
         self.beat.reset.next = self.reset.val();
         self.beat.issue.next = self.issue.val();
