@@ -186,6 +186,13 @@ pub struct DmaChannel {
     cause: DFF<Bits<4>>,
     /// Descriptors done since the start (`COUNT`).
     done_count: DFF<Bits<32>>,
+    /// `done_count` counted a descriptor in the cycle before.
+    counted: DFF<Bit>,
+    /// `done_count` and `done_count + 1` against `DMA_CHAIN_LIMIT`, as of the cycle
+    /// before: `Next` takes the first, or the second right after a count, so its choice
+    /// waits on no 32-bit compare.
+    at_limit: DFF<Bit>,
+    at_limit_after_one: DFF<Bit>,
     /// The chain is in host memory.
     host: DFF<Bit>,
     /// The current descriptor: its host address, or its internal index at bits 14:5.
@@ -234,12 +241,30 @@ pub struct DmaChannel {
     cause_shift: Fixed<{ STATUS_CAUSE_SHIFT as u64 }, 32>,
     /// `cause` in its `STATUS` field.
     status_cause: Signal<Local, Bits<32>>,
+    /// The chain has run `DMA_CHAIN_LIMIT` descriptors (from the registers above).
+    limit_reached: Signal<Local, Bit>,
+    /// `done_count + 1` (a sum in its own width; see `verilog::widths`).
+    count_after_one: Signal<Local, Bits<32>>,
 }
 
 impl Logic for DmaChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, cause, done_count, host, cur, w_dest, rx_dest, early);
+        dff_setup!(
+            self,
+            clock,
+            state,
+            cause,
+            done_count,
+            counted,
+            at_limit,
+            at_limit_after_one,
+            host,
+            cur,
+            w_dest,
+            rx_dest,
+            early
+        );
         self.desc.clock.next = self.clock.val();
         self.desc.load_ram.next =
             (self.state.q.val() == ChanState::FetchInt) && self.desc_ram_valid.val();
@@ -342,6 +367,13 @@ impl Logic for DmaChannel {
         self.running.next = false;
         self.data_done.next = false;
         self.after_data.next = ChanState::Next;
+        self.at_limit.d.next = self.done_count.q.val() >= self.chain_limit.val();
+        self.count_after_one.next = self.done_count.q.val() + 1;
+        self.at_limit_after_one.d.next = self.count_after_one.val() >= self.chain_limit.val();
+        self.limit_reached.next = self.at_limit.q.val();
+        if self.counted.q.val() {
+            self.limit_reached.next = self.at_limit_after_one.q.val();
+        }
         if self.ending.any.val() {
             self.after_data.next = ChanState::EndWrites;
         }
@@ -446,7 +478,7 @@ impl Logic for DmaChannel {
                 self.early.d.next = false;
                 if self.desc.flags.val().get_bit(0) {
                     self.state.d.next = ChanState::Done;
-                } else if self.done_count.q.val() >= self.chain_limit.val() {
+                } else if self.limit_reached.val() {
                     self.cause.d.next = self.chain_limit_code.val();
                     self.state.d.next = ChanState::Error;
                 } else if self.host.q.val() {
@@ -465,6 +497,7 @@ impl Logic for DmaChannel {
             }
         }
 
+        self.counted.d.next = self.data_done.val();
         self.ending.start.next = self.data_done.val()
             && (self.after_data.val() == ChanState::EndWrites)
             && !self.early.q.val();

@@ -283,11 +283,18 @@ fn dma_error_completion_timeout() {
     });
 }
 
-#[test]
-fn dma_error_chain_limit_stops_a_looping_chain() {
-    big_stack(|| {
+/// Channel 1 runs a chain that loops (never `LAST`) under `DMA_CHAIN_LIMIT` = 3, its
+/// descriptors with flags `fl`: it stops after the third.
+fn chain_limit_stops_a_looping_chain(fl: u32) {
+    big_stack(move || {
         let mut r = Rig::new(22, 0.9, 256);
         r.csr_write(dma::CHAIN_LIMIT, 3);
+        let own = HOST_BASE + 0x3F_0000;
+        r.csr_write(dma::channel_reg(1, dma::CH_NOTIFY_SELF_LO), own as u32);
+        r.csr_write(
+            dma::channel_reg(1, dma::CH_NOTIFY_SELF_HI),
+            (own >> 32) as u32,
+        );
         let good = good_desc();
         // 40 -> 41 -> 42 -> 43 -> 40 -> ...: never LAST.
         let ring: Vec<Descriptor> = (0..4u64)
@@ -296,7 +303,7 @@ fn dma_error_chain_limit_stops_a_looping_chain() {
                     HOST_BASE + 0x30_0000 + 0x1000 * k,
                     HOST_BASE + 0x38_0000 + 0x1000 * k,
                     512,
-                    0,
+                    fl,
                     32 * (40 + (k + 1) % 4),
                 )
             })
@@ -316,13 +323,28 @@ fn dma_error_chain_limit_stops_a_looping_chain() {
             r.status(1),
             (ChannelState::Error, ErrorCause::ChainLimit, 3)
         );
-        // The three allowed descriptors moved; the fourth did not.
+        // The three allowed descriptors moved, each with its notification; the fourth
+        // did not.
         r.host.check_golden(&ring[..3]);
         assert_eq!(
             writes_into(&r, HOST_BASE + 0x38_3000, HOST_BASE + 0x38_4000),
             0
         );
+        let notes = if fl & flags::NOTIFY_SELF != 0 { 3 } else { 0 };
+        assert_eq!(writes_into(&r, own, own + 4), notes);
         let total: usize = r.host.writes.iter().map(|(_, w)| w.payload_len()).sum();
-        assert_eq!(total, 4096 + 3 * 512);
+        assert_eq!(total, 4096 + 3 * 512 + 4 * notes);
     });
+}
+
+#[test]
+fn dma_error_chain_limit_stops_a_looping_chain() {
+    chain_limit_stops_a_looping_chain(0);
+}
+
+/// The same with a notification after each descriptor's data: the channel reaches its
+/// limit check from the notification's state, not straight from its data.
+#[test]
+fn dma_error_chain_limit_stops_a_looping_chain_with_notifications() {
+    chain_limit_stops_a_looping_chain(flags::NOTIFY_SELF);
 }
