@@ -18,12 +18,13 @@ pub struct MwrHeader {
     pub len_dw: Signal<In, Bits<7>>,
     /// Requester id (bus/device/function).
     pub requester_id: Signal<In, Bits<16>>,
+    /// The address is at or above 4 GiB (`addr[63:32] != 0`): the 4-DW form. The write
+    /// generator decides it for every channel before it picks one.
+    pub four_dw: Signal<In, Bit>,
     /// The header's DWs; `dw[3]` is 0 in the 3-DW form.
     pub dw: [Signal<Out, Bits<32>>; 4],
     /// Header DWs: 3 or 4 (9 bits, the width of the generator's lane index).
     pub hdr_dws: Signal<Out, Bits<9>>,
-    /// The address needs the 4-DW form.
-    four_dw: Signal<Local, Bit>,
     /// First and last byte enables (DW 1's low byte).
     byte_enables: Signal<Local, Bits<32>>,
 }
@@ -31,7 +32,6 @@ pub struct MwrHeader {
 impl Logic for MwrHeader {
     #[hdl_gen]
     fn update(&mut self) {
-        self.four_dw.next = self.addr.val().get_bits::<32>(32) != 0;
         self.hdr_dws.next = 3.into();
         self.byte_enables.next = 0xFF.into();
         if self.len_dw.val() == 1 {
@@ -82,6 +82,7 @@ mod tests {
             uut.addr.next = addr.into();
             uut.len_dw.next = (len as u64).into();
             uut.requester_id.next = u64::from(rid).into();
+            uut.four_dw.next = addr >> 32 != 0;
             assert!(simulate(&mut uut, 100), "settles");
             let tlp = Tlp::mem_write(Bdf(rid), Tag(0), Addr(addr), &vec![0; 4 * len])
                 .expect("a valid MWr")

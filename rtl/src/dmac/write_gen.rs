@@ -91,10 +91,20 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     issue: Signal<Local, Bit>,
     /// The picked write is taken this cycle.
     take: Signal<Local, Bit>,
+    /// Per channel, before the pick: its address needs the 4-DW header, the TLP's DWs
+    /// with the header's (`a_total`) and the ring position of lane index 0 (`a_cur`),
+    /// so these sums wait on no round robin.
+    wide_each: Signal<Local, Bits<C>>,
+    total_each: [Signal<Local, Bits<9>>; C],
+    cur_each: [Signal<Local, Bits<16>>; C],
+    /// Channel c's payload DWs, inside that loop.
+    len_c: Signal<Local, Bits<7>>,
+    /// The picked channel's `wide_each`, `total_each`, `cur_each`.
+    g_wide: Signal<Local, Bit>,
+    g_total: Signal<Local, Bits<9>>,
+    g_cur: Signal<Local, Bits<16>>,
     /// The picked channel's payload DWs.
     g_len: Signal<Local, Bits<7>>,
-    /// Its first payload DW's ring position.
-    g_pos: Signal<Local, Bits<16>>,
     /// Its destination.
     g_dest: Signal<Local, Bits<3>>,
     /// Its one-DW value.
@@ -142,8 +152,14 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             pick: Default::default(),
             issue: Default::default(),
             take: Default::default(),
+            wide_each: Default::default(),
+            total_each: array_init::array_init(|_| Default::default()),
+            cur_each: array_init::array_init(|_| Default::default()),
+            len_c: Default::default(),
+            g_wide: Default::default(),
+            g_total: Default::default(),
+            g_cur: Default::default(),
             g_len: Default::default(),
-            g_pos: Default::default(),
             g_dest: Default::default(),
             g_value: Default::default(),
             g_imm: Default::default(),
@@ -226,23 +242,42 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.rr.request.next = self.wr_valid.val();
         self.rr.last.next = self.last.q.val();
         self.pick.next = self.rr.pick.val();
+        self.wide_each.next = 0.into();
+        for c in 0..C {
+            self.wide_each.next = self
+                .wide_each
+                .val()
+                .replace_bit(c, self.wr_addr[c].val().get_bits::<32>(32) != 0);
+            self.len_c.next = self.wr_len_dw[c].val();
+            self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + 3;
+            self.cur_each[c].next = self.wr_pos[c].val() - 3;
+            if self.wide_each.val().get_bit(c) {
+                self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + 4;
+                self.cur_each[c].next = self.wr_pos[c].val() - 4;
+            }
+        }
         self.header.addr.next = self.wr_addr[0].val();
+        self.g_wide.next = self.wide_each.val().get_bit(0);
+        self.g_total.next = self.total_each[0].val();
+        self.g_cur.next = self.cur_each[0].val();
         self.g_len.next = self.wr_len_dw[0].val();
-        self.g_pos.next = self.wr_pos[0].val();
         self.g_dest.next = self.wr_dest[0].val();
         self.g_value.next = self.wr_value[0].val();
         self.g_imm.next = false;
         for c in 0..C {
             if self.pick.val().index() == c {
                 self.header.addr.next = self.wr_addr[c].val();
+                self.g_wide.next = self.wide_each.val().get_bit(c);
+                self.g_total.next = self.total_each[c].val();
+                self.g_cur.next = self.cur_each[c].val();
                 self.g_len.next = self.wr_len_dw[c].val();
-                self.g_pos.next = self.wr_pos[c].val();
                 self.g_dest.next = self.wr_dest[c].val();
                 self.g_value.next = self.wr_value[c].val();
                 self.g_imm.next = self.wr_imm.val().get_bit(c);
             }
         }
         self.header.len_dw.next = self.g_len.val();
+        self.header.four_dw.next = self.g_wide.val();
         self.header.requester_id.next = self.requester_id.val();
         self.take.next = (self.wr_valid.val() != 0)
             && (!self.busy.q.val() || (self.issue.val() && self.beat.last_beat.val()));
@@ -252,9 +287,9 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
             self.busy.d.next = true;
             self.a_chan.d.next = self.pick.val();
             self.a_hdr_dws.d.next = self.header.hdr_dws.val();
-            self.a_total.d.next = self.header.hdr_dws.val() + bit_cast::<9, 7>(self.g_len.val());
+            self.a_total.d.next = self.g_total.val();
             self.a_tidx.d.next = 0.into();
-            self.a_cur.d.next = self.g_pos.val() - bit_cast::<16, 9>(self.header.hdr_dws.val());
+            self.a_cur.d.next = self.g_cur.val();
             self.a_imm.d.next = self.g_imm.val();
             self.a_value.d.next = self.g_value.val();
             self.a_dest.d.next = self.g_dest.val();
