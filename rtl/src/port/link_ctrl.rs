@@ -99,6 +99,10 @@ pub struct LinkCtrl {
     rc: BringUp,
     skip: DFF<Bit>,
     ep_timer: DFF<Bits<32>>,
+    /// `ep_timer` had reached `ep_timeout` in the cycle before: the not-configured error
+    /// shows a cycle after the timeout, from a register, so the CSR read answer that
+    /// reports it waits on no 32-bit compare.
+    ep_late: DFF<Bit>,
     ep_was_ready: DFF<Bit>,
     locked: DFF<Bit>,
     locked_rc: DFF<Bit>,
@@ -157,6 +161,7 @@ impl Default for LinkCtrl {
             rc: Default::default(),
             skip: Default::default(),
             ep_timer: Default::default(),
+            ep_late: Default::default(),
             ep_was_ready: Default::default(),
             locked: Default::default(),
             locked_rc: Default::default(),
@@ -187,7 +192,16 @@ impl Default for LinkCtrl {
 impl Logic for LinkCtrl {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, skip, ep_timer, ep_was_ready, locked, locked_rc);
+        dff_setup!(
+            self,
+            clock,
+            skip,
+            ep_timer,
+            ep_late,
+            ep_was_ready,
+            locked,
+            locked_rc
+        );
         self.cfg.clock.next = self.clock.val();
         self.rc.clock.next = self.clock.val();
         self.cfg.reset.next = self.reset.val() || !self.link_up.val();
@@ -286,6 +300,7 @@ impl Logic for LinkCtrl {
         if !self.ep_was_ready.q.val() && (self.ep_timer.q.val() < self.ep_timeout.val()) {
             self.ep_timer.d.next = self.ep_timer.q.val() + 1;
         }
+        self.ep_late.d.next = self.ep_timer.q.val() >= self.ep_timeout.val();
 
         // Status by role.
         self.mem_enable.next = self.cfg.mem_enable.val();
@@ -309,10 +324,7 @@ impl Logic for LinkCtrl {
                 self.state.next = self.st_ready.val();
             }
             self.error.next = self.e_none.val();
-            if !self.ep_ready.val()
-                && !self.ep_was_ready.q.val()
-                && (self.ep_timer.q.val() >= self.ep_timeout.val())
-            {
+            if !self.ep_ready.val() && !self.ep_was_ready.q.val() && self.ep_late.q.val() {
                 self.error.next = self.e_not_configured.val();
             }
             self.device_id.next = self.cfg.device_id.val();
@@ -327,6 +339,7 @@ impl Logic for LinkCtrl {
 
         if self.reset.val() || !self.link_up.val() || self.role_rc.val() {
             self.ep_timer.d.next = 0.into();
+            self.ep_late.d.next = false;
             self.ep_was_ready.d.next = false;
         }
         if self.reset.val() || !self.link_up.val() {
