@@ -98,11 +98,13 @@ pub struct DataCursors {
     /// The most the ring may hold before a read is offered: `ring_dws` less the largest
     /// read (configuration, registered).
     room_limit: DFF<Bits<16>>,
-    /// The ring has room for the largest read at the read cursor, as of the cycle
-    /// before: a register, so the read's offer waits on no arithmetic. The cursor is
-    /// never ready in the cycle after it moved, and the freed position only moves on,
-    /// so a read is never offered without room; it may wait a cycle for room it has.
-    rd_room: DFF<Bit>,
+    /// As of the cycle before: a block is left to read, a tag is free and the ring has
+    /// room for the largest read at the read cursor. A register, so the read's offer
+    /// waits on no arithmetic: the cursor is never ready in the cycle after it moved
+    /// (so its blocks and position are those of the cycle before, and no read of this
+    /// channel took a tag then), and the freed position and the free tags only grow
+    /// otherwise; a read may wait a cycle for a tag or room it has.
+    rd_ok: DFF<Bit>,
     /// Negative (bit 15 set) while the offered write's data is not all in the buffer.
     w_short: Signal<Local, Bits<16>>,
 }
@@ -110,7 +112,7 @@ pub struct DataCursors {
 impl Logic for DataCursors {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wfree, flight, flight_end, room_limit, rd_room);
+        dff_setup!(self, clock, wfree, flight, flight_end, room_limit, rd_ok);
         self.pos_end.next = self.rd.pos.val() + 3;
         self.start_pos.next =
             (self.pos_end.val() & 0xFFFC) | bit_cast::<16, 2>(self.src.val().get_bits::<2>(2));
@@ -152,13 +154,12 @@ impl Logic for DataCursors {
         // Reads may run a whole ring ahead of the last write that left the buffer.
         self.room_limit.d.next = self.ring_dws.val() - bit_cast::<16, 8>(self.rd.max.val());
         self.r_used.next = self.rd.pos.val() - self.wfree.q.val();
-        self.rd_room.d.next = self.r_used.val() <= self.room_limit.q.val();
+        self.rd_ok.d.next = (self.rd.rows.val() != 0)
+            && self.can_issue.val()
+            && (self.r_used.val() <= self.room_limit.q.val());
         self.wr_n.next = self.wr.n.val().get_bits::<7>(0);
         self.w_short.next = self.avail.val() - self.wr.end_pos.val();
-        self.rd_want.next = (self.rd.rows.val() != 0)
-            && self.rd.ready.val()
-            && self.can_issue.val()
-            && self.rd_room.q.val();
+        self.rd_want.next = self.rd.ready.val() && self.rd_ok.q.val();
         self.wr_want.next = (self.wr.rows.val() != 0)
             && self.wr.ready.val()
             && !self.w_short.val().get_bit(15)
