@@ -49,6 +49,7 @@ pub mod desc_ram;
 pub mod desc_regs;
 pub mod dest_route;
 pub mod end_writes;
+pub mod header_forms;
 pub mod mwr_header;
 pub mod pending_count;
 pub mod read_order;

@@ -5,6 +5,7 @@
 //! output registers: a read is granted while the second is free, so the grant (and the
 //! channels' cursors behind it) never waits on the internal mux's `ready`.
 
+use super::header_forms::HeaderForms;
 use super::round_robin::RoundRobin;
 use crate::stream::TlpSource;
 use rust_hdl::prelude::*;
@@ -67,12 +68,11 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     tag: Signal<Local, Bits<8>>,
     pos: Signal<Local, Bits<16>>,
     end_pos: Signal<Local, Bits<16>>,
-    /// Per channel: its address needs a 4-DW header; decided before the pick, so the
-    /// header's form waits on no 32-bit compare after the round robin.
-    wide_each: Signal<Local, Bits<C>>,
+    /// Per channel: its address needs a 4-DW header.
+    forms: HeaderForms<C>,
     /// Per channel: a one-DW read (last-DW byte enables 0).
     one_each: Signal<Local, Bits<C>>,
-    /// The picked read's `wide_each` and `one_each`.
+    /// The picked read's header form and `one_each`.
     wide: Signal<Local, Bit>,
     one: Signal<Local, Bit>,
     dw0: Signal<Local, Bits<32>>,
@@ -117,7 +117,7 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             tag: Default::default(),
             pos: Default::default(),
             end_pos: Default::default(),
-            wide_each: Default::default(),
+            forms: HeaderForms::new(),
             one_each: Default::default(),
             wide: Default::default(),
             one: Default::default(),
@@ -156,19 +156,15 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         self.tag.next = self.rd_tag[0].val();
         self.pos.next = self.rd_pos[0].val();
         self.end_pos.next = self.rd_end[0].val();
-        self.wide_each.next = 0.into();
         self.one_each.next = 0.into();
         for c in 0..C {
-            self.wide_each.next = self
-                .wide_each
-                .val()
-                .replace_bit(c, self.rd_addr[c].val().get_bits::<32>(32) != 0);
+            self.forms.addr[c].next = self.rd_addr[c].val();
             self.one_each.next = self
                 .one_each
                 .val()
                 .replace_bit(c, self.rd_len_dw[c].val() == 1);
         }
-        self.wide.next = self.wide_each.val().get_bit(0);
+        self.wide.next = self.forms.four_dw.val().get_bit(0);
         self.one.next = self.one_each.val().get_bit(0);
         for c in 0..C {
             if self.pick.val().index() == c {
@@ -177,7 +173,7 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
                 self.tag.next = self.rd_tag[c].val();
                 self.pos.next = self.rd_pos[c].val();
                 self.end_pos.next = self.rd_end[c].val();
-                self.wide.next = self.wide_each.val().get_bit(c);
+                self.wide.next = self.forms.four_dw.val().get_bit(c);
                 self.one.next = self.one_each.val().get_bit(c);
             }
         }

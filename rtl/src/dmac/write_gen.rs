@@ -10,6 +10,7 @@
 //! in flight, and the next TLP is picked in the cycle the current one's last beat is
 //! issued, so back-to-back TLPs leave one beat per cycle.
 
+use super::header_forms::HeaderForms;
 use super::mwr_header::MwrHeader;
 use super::round_robin::RoundRobin;
 use super::write_beat::WriteBeat;
@@ -91,15 +92,15 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     issue: Signal<Local, Bit>,
     /// The picked write is taken this cycle.
     take: Signal<Local, Bit>,
-    /// Per channel, before the pick: its address needs the 4-DW header, the TLP's DWs
-    /// with the header's (`a_total`) and the ring position of lane index 0 (`a_cur`),
-    /// so these sums wait on no round robin.
-    wide_each: Signal<Local, Bits<C>>,
+    /// Per channel, before the pick: its address needs the 4-DW header (`forms`), the
+    /// TLP's DWs with the header's (`a_total`) and the ring position of lane index 0
+    /// (`a_cur`), so these sums wait on no round robin.
+    forms: HeaderForms<C>,
     total_each: [Signal<Local, Bits<9>>; C],
     cur_each: [Signal<Local, Bits<16>>; C],
     /// Channel c's payload DWs, inside that loop.
     len_c: Signal<Local, Bits<7>>,
-    /// The picked channel's `wide_each`, `total_each`, `cur_each`.
+    /// The picked channel's header form, `total_each`, `cur_each`.
     g_wide: Signal<Local, Bit>,
     g_total: Signal<Local, Bits<9>>,
     g_cur: Signal<Local, Bits<16>>,
@@ -152,7 +153,7 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             pick: Default::default(),
             issue: Default::default(),
             take: Default::default(),
-            wide_each: Default::default(),
+            forms: HeaderForms::new(),
             total_each: array_init::array_init(|_| Default::default()),
             cur_each: array_init::array_init(|_| Default::default()),
             len_c: Default::default(),
@@ -242,22 +243,18 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.rr.request.next = self.wr_valid.val();
         self.rr.last.next = self.last.q.val();
         self.pick.next = self.rr.pick.val();
-        self.wide_each.next = 0.into();
         for c in 0..C {
-            self.wide_each.next = self
-                .wide_each
-                .val()
-                .replace_bit(c, self.wr_addr[c].val().get_bits::<32>(32) != 0);
+            self.forms.addr[c].next = self.wr_addr[c].val();
             self.len_c.next = self.wr_len_dw[c].val();
             self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + 3;
             self.cur_each[c].next = self.wr_pos[c].val() - 3;
-            if self.wide_each.val().get_bit(c) {
+            if self.forms.four_dw.val().get_bit(c) {
                 self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + 4;
                 self.cur_each[c].next = self.wr_pos[c].val() - 4;
             }
         }
         self.header.addr.next = self.wr_addr[0].val();
-        self.g_wide.next = self.wide_each.val().get_bit(0);
+        self.g_wide.next = self.forms.four_dw.val().get_bit(0);
         self.g_total.next = self.total_each[0].val();
         self.g_cur.next = self.cur_each[0].val();
         self.g_len.next = self.wr_len_dw[0].val();
@@ -267,7 +264,7 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         for c in 0..C {
             if self.pick.val().index() == c {
                 self.header.addr.next = self.wr_addr[c].val();
-                self.g_wide.next = self.wide_each.val().get_bit(c);
+                self.g_wide.next = self.forms.four_dw.val().get_bit(c);
                 self.g_total.next = self.total_each[c].val();
                 self.g_cur.next = self.cur_each[c].val();
                 self.g_len.next = self.wr_len_dw[c].val();
