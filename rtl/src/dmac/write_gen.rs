@@ -98,8 +98,9 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     forms: HeaderForms<C>,
     total_each: [Signal<Local, Bits<9>>; C],
     cur_each: [Signal<Local, Bits<16>>; C],
-    /// Channel c's payload DWs, inside that loop.
+    /// Channel c's payload DWs and header DWs, inside that loop.
     len_c: Signal<Local, Bits<7>>,
+    hdr_c: Signal<Local, Bits<9>>,
     /// The picked channel's header form, `total_each`, `cur_each`.
     g_wide: Signal<Local, Bit>,
     g_total: Signal<Local, Bits<9>>,
@@ -157,6 +158,7 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             total_each: array_init::array_init(|_| Default::default()),
             cur_each: array_init::array_init(|_| Default::default()),
             len_c: Default::default(),
+            hdr_c: Default::default(),
             g_wide: Default::default(),
             g_total: Default::default(),
             g_cur: Default::default(),
@@ -246,12 +248,12 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         for c in 0..C {
             self.forms.addr[c].next = self.wr_addr[c].val();
             self.len_c.next = self.wr_len_dw[c].val();
-            self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + 3;
-            self.cur_each[c].next = self.wr_pos[c].val() - 3;
+            self.hdr_c.next = 3.into();
             if self.forms.four_dw.val().get_bit(c) {
-                self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + 4;
-                self.cur_each[c].next = self.wr_pos[c].val() - 4;
+                self.hdr_c.next = 4.into();
             }
+            self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + self.hdr_c.val();
+            self.cur_each[c].next = self.wr_pos[c].val() - bit_cast::<16, 9>(self.hdr_c.val());
         }
         self.header.addr.next = self.wr_addr[0].val();
         self.g_wide.next = self.forms.four_dw.val().get_bit(0);
