@@ -20,8 +20,14 @@ pub struct CplHeader<const C: usize, const CB: usize> {
     pub lookup_start: Signal<In, Bits<16>>,
     /// The entry's read length in DWs.
     pub lookup_len: Signal<In, Bits<8>>,
-    /// The entry's DWs still to come.
+    /// The entry's DWs still to come, as the table holds them.
     pub lookup_rem: Signal<In, Bits<8>>,
+    /// A count write lands this cycle (`pending_count`): readers see it as written.
+    pub pending: Signal<In, Bit>,
+    /// Its tag.
+    pub pending_key: Signal<In, Bits<8>>,
+    /// Its count.
+    pub pending_rem: Signal<In, Bits<8>>,
     /// Per channel, per data tag k (`8c + k`): a read is outstanding.
     pub t_busy: [Signal<In, Bits<8>>; C],
     /// Per channel: DWs of its descriptor fetch still to come.
@@ -42,6 +48,9 @@ pub struct CplHeader<const C: usize, const CB: usize> {
     pub ok: Signal<Out, Bit>,
     /// Ring position (data) or descriptor DW (fetch) of its first payload DW.
     pub base: Signal<Out, Bits<16>>,
+    /// The DWs its read still expects, this completion's included (0 for a tag that
+    /// is neither a data read's nor a descriptor fetch's).
+    pub rem: Signal<Out, Bits<8>>,
     /// Byte count in DWs: what the read still expects, this completion included.
     bc_dw: Signal<Local, Bits<16>>,
     /// The tag's class and channel.
@@ -54,10 +63,22 @@ pub struct CplHeader<const C: usize, const CB: usize> {
     start: Signal<Local, Bits<16>>,
     /// DWs of the whole read.
     total: Signal<Local, Bits<16>>,
-    /// DWs still to come.
-    rem: Signal<Local, Bits<8>>,
     /// The read is outstanding.
     busy: Signal<Local, Bit>,
+    /// The pending count write is this tag's.
+    pending_hit: Signal<Local, Bit>,
+    /// The length fits what the read expects: compared with each source of the count
+    /// before the choice between them, so that the comparison does not wait for the
+    /// choice (this is the DMA's deepest logic).
+    fits_rem: Signal<Local, Bit>,
+    /// ... with the table's count.
+    fits_table: Signal<Local, Bit>,
+    /// ... with the pending write's.
+    fits_pending: Signal<Local, Bit>,
+    /// The tag's channel's descriptor fetch count.
+    desc_rem: Signal<Local, Bits<8>>,
+    /// The byte count fits the whole read (compared before the choice, as `fits_rem`).
+    bc_fits: Signal<Local, Bit>,
 }
 
 impl<const C: usize, const CB: usize> CplHeader<C, CB> {
@@ -68,6 +89,9 @@ impl<const C: usize, const CB: usize> CplHeader<C, CB> {
             lookup_start: Default::default(),
             lookup_len: Default::default(),
             lookup_rem: Default::default(),
+            pending: Default::default(),
+            pending_key: Default::default(),
+            pending_rem: Default::default(),
             t_busy: array_init::array_init(|_| Default::default()),
             d_rem: array_init::array_init(|_| Default::default()),
             d_busy: Default::default(),
@@ -78,14 +102,20 @@ impl<const C: usize, const CB: usize> CplHeader<C, CB> {
             known: Default::default(),
             ok: Default::default(),
             base: Default::default(),
+            rem: Default::default(),
             bc_dw: Default::default(),
             tag_class: TagClass::new(),
             good_status: Default::default(),
             busy_at_tag: Default::default(),
             start: Default::default(),
             total: Default::default(),
-            rem: Default::default(),
             busy: Default::default(),
+            pending_hit: Default::default(),
+            fits_rem: Default::default(),
+            fits_table: Default::default(),
+            fits_pending: Default::default(),
+            desc_rem: Default::default(),
+            bc_fits: Default::default(),
         }
     }
 }
@@ -120,21 +150,40 @@ impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
                     self.t_busy[c].val() >> bit_cast::<8, 3>(self.tag_class.index.val());
             }
         }
+        self.pending_hit.next =
+            self.pending.val() && (self.pending_key.val() == self.data.val().get_bits::<8>(72));
+        self.fits_table.next = self.len.val() <= bit_cast::<11, 8>(self.lookup_rem.val());
+        self.fits_pending.next = self.len.val() <= bit_cast::<11, 8>(self.pending_rem.val());
         self.start.next = 0.into();
         // A descriptor fetch: 8 DWs into the channel's descriptor, from its DW 0.
         self.total.next = 8.into();
         self.rem.next = 0.into();
         self.busy.next = false;
+        self.fits_rem.next = false;
+        self.bc_fits.next = self.bc_dw.val() <= 8;
         if self.tag_class.is_data.val() {
             self.start.next = self.lookup_start.val();
             self.total.next = bit_cast::<16, 8>(self.lookup_len.val());
-            self.rem.next = self.lookup_rem.val();
             self.busy.next = self.busy_at_tag.val().get_bit(0);
+            self.bc_fits.next = self.bc_dw.val() <= bit_cast::<16, 8>(self.lookup_len.val());
+            self.rem.next = self.lookup_rem.val();
+            self.fits_rem.next = self.fits_table.val();
+            if self.pending_hit.val() {
+                self.rem.next = self.pending_rem.val();
+                self.fits_rem.next = self.fits_pending.val();
+            }
+        }
+        self.desc_rem.next = 0.into();
+        for c in 0..C {
+            if self.tag_class.chan.val().index() == c {
+                self.desc_rem.next = self.d_rem[c].val();
+            }
         }
         if self.tag_class.is_desc.val() {
+            self.rem.next = self.desc_rem.val();
+            self.fits_rem.next = self.len.val() <= bit_cast::<11, 8>(self.desc_rem.val());
             for c in 0..C {
                 if self.tag_class.chan.val().index() == c {
-                    self.rem.next = self.d_rem[c].val();
                     self.busy.next = self.d_busy.val().get_bit(c);
                 }
             }
@@ -147,9 +196,9 @@ impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
             && self.good_status.val()
             && (self.len.val() != 0)
             && (self.bc_dw.val() != 0)
-            && (self.bc_dw.val() <= self.total.val())
+            && self.bc_fits.val()
             && (bit_cast::<16, 11>(self.len.val()) <= self.bc_dw.val())
-            && (self.len.val() <= bit_cast::<11, 8>(self.rem.val()));
+            && self.fits_rem.val();
         self.base.next = self.start.val() + (self.total.val() - self.bc_dw.val());
     }
 }
@@ -165,6 +214,8 @@ mod tests {
         start: u64,
         len: u64,
         rem: u64,
+        /// A count write pending: its tag and count.
+        pending: Option<(u64, u64)>,
         t_busy: Vec<u64>,
         d_rem: Vec<u64>,
         d_busy: u64,
@@ -203,20 +254,32 @@ mod tests {
                 | u128::from(dw1) << 32
                 | u128::from(dw2) << 64
                 | u128::from(rng.next_u64() as u32) << 96;
+            // A pending write, often on this tag, with the count that fits or a random one
+            // (the table's count then being stale).
+            let pending = rng.chance(0.3).then(|| {
+                let key = if rng.chance(0.6) { tag } else { rng.below(256) };
+                (key, if rng.chance(0.7) { rem } else { rng.below(256) })
+            });
+            let table_rem = if pending.is_some() || rng.chance(0.1) {
+                rng.below(256)
+            } else {
+                rem
+            };
             Case {
                 data,
                 start: rng.below(1 << 16),
                 len,
-                rem: if rng.chance(0.9) { rem } else { rng.below(256) },
+                rem: table_rem,
+                pending,
                 t_busy: (0..C).map(|_| rng.below(256)).collect(),
                 d_rem: (0..C).map(|_| rng.below(9)).collect(),
                 d_busy: rng.below(1 << C),
             }
         }
 
-        /// (is_data, is_desc, chan, known, ok, base); a known tag is a data read's
+        /// (is_data, is_desc, chan, known, ok, base, rem); a known tag is a data read's
         /// exactly when it is not a descriptor fetch's.
-        fn expected(&self, c: u64) -> (bool, bool, u64, bool, bool, u64) {
+        fn expected(&self, c: u64) -> (bool, bool, u64, bool, bool, u64, u64) {
             let field = |lo: u32, bits: u32| (self.data >> lo) as u64 & ((1 << bits) - 1);
             let (plen, bc_dw, tag) = (field(0, 10), field(34, 10), field(72, 8));
             let good =
@@ -225,7 +288,11 @@ mod tests {
             let chan = if is_data { tag / 8 } else { tag % c };
             let (start, total, rem, busy) = if is_data {
                 let busy = self.t_busy[chan as usize] >> (tag % 8) & 1 == 1;
-                (self.start, self.len, self.rem, busy)
+                let rem = match self.pending {
+                    Some((key, rem)) if key == tag => rem,
+                    _ => self.rem,
+                };
+                (self.start, self.len, rem, busy)
             } else if is_desc {
                 let busy = self.d_busy >> chan & 1 == 1;
                 (0, 8, self.d_rem[chan as usize], busy)
@@ -241,7 +308,7 @@ mod tests {
                 && plen <= bc_dw
                 && plen <= rem;
             let base = (start + total).wrapping_sub(bc_dw) & 0xFFFF;
-            (is_data, is_desc, chan, known, ok, base)
+            (is_data, is_desc, chan, known, ok, base, rem)
         }
     }
 
@@ -256,19 +323,24 @@ mod tests {
             uut.lookup_start.next = case.start.into();
             uut.lookup_len.next = case.len.into();
             uut.lookup_rem.next = case.rem.into();
+            let (key, rem) = case.pending.unwrap_or((rng.below(256), rng.below(256)));
+            uut.pending.next = case.pending.is_some();
+            uut.pending_key.next = key.into();
+            uut.pending_rem.next = rem.into();
             for c in 0..C {
                 uut.t_busy[c].next = case.t_busy[c].into();
                 uut.d_rem[c].next = case.d_rem[c].into();
             }
             uut.d_busy.next = case.d_busy.into();
             assert!(simulate(&mut uut, 100), "settles");
-            let (is_data, is_desc, chan, known, ok, base) = case.expected(C as u64);
+            let (is_data, is_desc, chan, known, ok, base, rem) = case.expected(C as u64);
             let got = (uut.is_desc.val(), uut.known.val(), uut.ok.val());
             assert_eq!(got, (is_desc, known, ok), "{:#x}", case.data);
             assert_eq!(uut.tag.val().to_u64(), (case.data >> 72) as u64 & 0xFF);
             assert_eq!(uut.len.val().to_u64(), case.data as u64 & 0x3FF);
             if is_data || is_desc {
                 assert_eq!(uut.chan.val().to_u64(), chan, "{:#x}", case.data);
+                assert_eq!(uut.rem.val().to_u64(), rem, "{:#x}", case.data);
             }
             if ok {
                 assert_eq!(uut.base.val().to_u64(), base, "{:#x}", case.data);

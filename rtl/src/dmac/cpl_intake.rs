@@ -9,7 +9,8 @@
 //! The count (the DWs still to come after the completion's last beat, or 0 when it
 //! failed) goes out on `count_*` in the cycle of its last beat (of its header when it
 //! failed), and the reassembly stage writes it a cycle later, so a read's last DWs are
-//! in the banks before it can retire. A completion with an error status, the poison
+//! in the banks before it can retire. (A good header with payload beats after it writes
+//! the count unchanged, so that whether to write does not wait for the checks.) A completion with an error status, the poison
 //! bit, no data, or a byte count / length that does not fit its read fails its channel
 //! (`cpl_error`, a cycle after the header, from a register: the header's checks are the
 //! DMA's deepest logic). A completion for a tag that is not outstanding is counted as
@@ -44,16 +45,22 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     pub lookup_start: Signal<In, Bits<16>>,
     /// Its length in DWs.
     pub lookup_len: Signal<In, Bits<8>>,
-    /// Its DWs still to come (with the pending count write).
+    /// Its DWs still to come, as the table holds them.
     pub lookup_rem: Signal<In, Bits<8>>,
+    /// A data read's count write lands this cycle (readers see it as written).
+    pub pending: Signal<In, Bit>,
+    /// Its tag.
+    pub pending_key: Signal<In, Bits<8>>,
+    /// Its count.
+    pub pending_rem: Signal<In, Bits<8>>,
     /// Per channel: its outstanding data tags (bit k: tag `8c + k`).
     pub t_busy: [Signal<In, Bits<8>>; C],
     /// Per channel: its descriptor fetch's DWs still to come.
     pub d_rem: [Signal<In, Bits<8>>; C],
     /// Per channel: a descriptor fetch is outstanding.
     pub d_busy: Signal<In, Bits<C>>,
-    /// Write a data read's count (its tag's) next cycle: a completion's last beat, or
-    /// a failed header.
+    /// Write a data read's count (its tag's) next cycle: a completion's header (the
+    /// count unchanged if payload beats follow), or its last payload beat.
     pub count_data: Signal<Out, Bit>,
     /// Write a descriptor fetch's count (its channel's) next cycle.
     pub count_desc: Signal<Out, Bit>,
@@ -126,13 +133,20 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     e_tag: Signal<Local, Bits<8>>,
     /// The DWs still expected by its read (data or descriptor).
     e_rem: Signal<Local, Bits<8>>,
+    /// Per lane of the beat: its DW index in the packet, header DWs included.
+    e_lane_idx: [Signal<Local, Bits<11>>; 4],
+    /// The packet's DW index one past its payload.
+    e_end: Signal<Local, Bits<11>>,
+    /// Per lane of the beat: it carries a payload DW.
+    e_payload: Signal<Local, Bits<4>>,
     /// A beat is taken this cycle.
     take: Signal<Local, Bit>,
     /// A header beat is taken this cycle.
     take_header: Signal<Local, Bit>,
     /// The header taken this cycle names an outstanding read and fails.
     fail: Signal<Local, Bit>,
-    /// The completion's last beat is taken and it passed the checks.
+    /// A payload beat, the completion's last, is taken and the completion passed the
+    /// checks.
     last_ok: Signal<Local, Bit>,
     /// Per channel: the header taken this cycle fails.
     err_now: Signal<Local, Bits<C>>,
@@ -144,8 +158,10 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     /// Its completion passed the checks (a header beat without SOP leaves the `r_*`
     /// registers as they were, so `r_ok` would not say).
     l_ok: DFF<Bit>,
-    /// Index of its lane 0 in the packet, in DWs (`r_bidx` already names the next beat's).
-    l_bidx: DFF<Bits<11>>,
+    /// Per lane: it carries a payload DW.
+    l_payload: DFF<Bits<4>>,
+    /// Ring position of its lane 0.
+    l_pos: DFF<Bits<16>>,
     /// Its lanes.
     l_data: DFF<Bits<128>>,
     /// The beat's lanes into the reorder buffer or the channel's descriptor.
@@ -174,6 +190,9 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             lookup_start: Default::default(),
             lookup_len: Default::default(),
             lookup_rem: Default::default(),
+            pending: Default::default(),
+            pending_key: Default::default(),
+            pending_rem: Default::default(),
             t_busy: array_init::array_init(|_| Default::default()),
             d_rem: array_init::array_init(|_| Default::default()),
             d_busy: Default::default(),
@@ -219,7 +238,11 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             err_now: Default::default(),
             l_take: Default::default(),
             l_ok: Default::default(),
-            l_bidx: Default::default(),
+            l_payload: Default::default(),
+            e_lane_idx: Default::default(),
+            e_end: Default::default(),
+            e_payload: Default::default(),
+            l_pos: Default::default(),
             l_data: Default::default(),
             lanes: CplLanes::new(),
             d_we: Default::default(),
@@ -240,8 +263,8 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, err, l_take, l_ok, l_bidx, l_data, r_base, r_bidx, r_plen, r_chan,
-            r_desc, r_ok, r_tag, r_rem, d_we, d_idx, d_data, d_tag
+            self, clock, state, err, l_take, l_ok, l_payload, l_pos, l_data, r_base, r_bidx,
+            r_plen, r_chan, r_desc, r_ok, r_tag, r_rem, d_we, d_idx, d_data, d_tag
         );
         self.cpl.ready.next = true;
         self.take.next = self.cpl.valid.val();
@@ -256,6 +279,9 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         self.header.lookup_start.next = self.lookup_start.val();
         self.header.lookup_len.next = self.lookup_len.val();
         self.header.lookup_rem.next = self.lookup_rem.val();
+        self.header.pending.next = self.pending.val();
+        self.header.pending_key.next = self.pending_key.val();
+        self.header.pending_rem.next = self.pending_rem.val();
         for c in 0..C {
             self.header.t_busy[c].next = self.t_busy[c].val();
             self.header.d_rem[c].next = self.d_rem[c].val();
@@ -279,7 +305,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
             self.e_desc.next = self.header.is_desc.val();
             self.e_ok.next = self.header.ok.val() && self.cpl.sop.val();
             self.e_tag.next = self.header.tag.val();
-            self.e_rem.next = self.lookup_rem.val();
+            self.e_rem.next = self.header.rem.val();
         }
         for c in 0..C {
             if self.e_desc.val() && (self.e_chan.val().index() == c) {
@@ -296,7 +322,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
             self.r_desc.d.next = self.e_desc.val();
             self.r_ok.d.next = self.e_ok.val();
             self.r_tag.d.next = self.e_tag.val();
-            self.r_rem.d.next = self.lookup_rem.val();
+            self.r_rem.d.next = self.header.rem.val();
             if !self.cpl.eop.val() {
                 self.state.d.next = IntakeState::Data;
             }
@@ -327,30 +353,50 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
                 }
             }
         }
-        // The last beat: the DWs are in place (next cycle), count them.
-        // (A failed header's kind comes from the header itself, not through the state's
-        // choice: it is on the DMA's deepest path.)
-        self.last_ok.next = self.take.val() && self.cpl.eop.val() && self.e_ok.val();
-        self.count_data.next = (self.last_ok.val() && !self.e_desc.val())
-            || (self.fail.val() && !self.header.is_desc.val());
-        self.count_desc.next = (self.last_ok.val() && self.e_desc.val())
-            || (self.fail.val() && self.header.is_desc.val());
+        // The count: every header of an outstanding read writes its read's count (to 0
+        // if it failed; less its payload if it is also the last beat; unchanged, a write
+        // of what the table holds, if payload beats follow), and a good completion's
+        // last payload beat writes it less the payload. So whether to write waits only
+        // for the tag's lookup, not for the checks (the DMA's deepest logic): they
+        // decide only the clear, which `pending_count` keeps in a register of its own.
+        self.last_ok.next = (self.state.q.val() == IntakeState::Data)
+            && self.take.val()
+            && self.cpl.eop.val()
+            && self.r_ok.q.val();
+        self.count_data.next = (self.last_ok.val() && !self.r_desc.q.val())
+            || (self.take_header.val() && self.header.known.val() && !self.header.is_desc.val());
+        self.count_desc.next = (self.last_ok.val() && self.r_desc.q.val())
+            || (self.take_header.val() && self.header.known.val() && self.header.is_desc.val());
         self.count_clear.next = self.fail.val();
         self.count_tag.next = self.e_tag.val();
         self.count_chan.next = self.e_chan.val();
-        self.count_rem.next = self.e_rem.val() - self.e_plen.val().get_bits::<8>(0);
+        self.count_rem.next = self.e_rem.val();
+        if self.cpl.eop.val() {
+            self.count_rem.next = self.e_rem.val() - self.e_plen.val().get_bits::<8>(0);
+        }
 
         // The beat, registered; last cycle's beat's lanes into place.
         self.l_take.d.next = self.take.val();
         self.l_ok.d.next = self.e_ok.val();
-        self.l_bidx.d.next = self.e_bidx.val();
+        self.e_lane_idx[0].next = self.e_bidx.val();
+        self.e_lane_idx[1].next = self.e_bidx.val() + 1;
+        self.e_lane_idx[2].next = self.e_bidx.val() + 2;
+        self.e_lane_idx[3].next = self.e_bidx.val() + 3;
+        self.e_end.next = self.e_plen.val() + 3;
+        self.e_payload.next = 0.into();
+        for l in 0..4 {
+            if (self.e_lane_idx[l].val() >= 3) && (self.e_lane_idx[l].val() < self.e_end.val()) {
+                self.e_payload.next = self.e_payload.val().replace_bit(l, true);
+            }
+        }
+        self.l_payload.d.next = self.e_payload.val();
+        self.l_pos.d.next = self.e_base.val() + bit_cast::<16, 11>(self.e_bidx.val()) - 3;
         self.l_data.d.next = self.cpl.data.val();
         self.lanes.take.next = self.l_take.q.val();
         self.lanes.ok.next = self.l_ok.q.val();
         self.lanes.desc.next = self.r_desc.q.val();
-        self.lanes.base.next = self.r_base.q.val();
-        self.lanes.bidx.next = self.l_bidx.q.val();
-        self.lanes.plen.next = self.r_plen.q.val();
+        self.lanes.lane0_pos.next = self.l_pos.q.val();
+        self.lanes.payload.next = self.l_payload.q.val();
         self.lanes.chan.next = self.r_chan.q.val();
         self.lanes.data.next = self.l_data.q.val();
         self.bank_we.next = self.lanes.bank_we.val();

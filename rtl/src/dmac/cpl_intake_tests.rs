@@ -34,7 +34,8 @@ struct Sending {
 /// fetches), some poisoned, some for tags with nothing outstanding, beats with random
 /// idle cycles between them; the intake answered from a model of the tag table and
 /// checked every cycle: each payload DW into its bank and row a cycle after its beat
-/// (to its descriptor DW two cycles after), the count at the last beat (cleared at a failed header),
+/// (to its descriptor DW two cycles after), the count at the header (cleared if it
+/// failed, unchanged if payload beats follow) and at the last beat,
 /// `cpl_seen`, `cpl_error` a cycle after the header, `cpl_unexpected`.
 #[test]
 fn completions_land_and_count_under_random_idle() {
@@ -187,6 +188,9 @@ fn completions_land_and_count_under_random_idle() {
                     if !p.ok {
                         error_next = 1 << chan;
                         count = Some((true, 0, chan, is_desc, p.tag));
+                    } else {
+                        // Payload beats follow: the count is written unchanged.
+                        count = Some((false, 0, chan, is_desc, p.tag));
                     }
                 }
                 _ => {}

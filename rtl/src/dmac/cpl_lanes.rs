@@ -4,7 +4,7 @@
 //! reassembly stage around it says which completion the beat belongs to.
 //!
 //! Lane l of a beat is DW `bidx + l` of the packet, header DWs included; payload DW i
-//! (`bidx + l - 3`) goes to ring position `base + i`, bank `position mod 4`, row
+//! (`bidx + l - 3`) goes to ring position `base + i` (`lane0_pos + l`), bank `position mod 4`, row
 //! of the channel (`ring_rows`). The four lanes land in four different banks whatever
 //! the rotation.
 
@@ -20,12 +20,13 @@ pub struct CplLanes<const C: usize, const CB: usize> {
     pub ok: Signal<In, Bit>,
     /// Its completion answers a descriptor fetch (not data).
     pub desc: Signal<In, Bit>,
-    /// Ring position of the completion's first payload DW.
-    pub base: Signal<In, Bits<16>>,
-    /// Index of the beat's lane 0 in the packet, in DWs (header DWs included).
-    pub bidx: Signal<In, Bits<11>>,
-    /// Payload DWs of the completion.
-    pub plen: Signal<In, Bits<11>>,
+    /// Ring position of the beat's lane 0: the completion's first payload DW's, plus
+    /// `bidx - 3` (a register before this stage, so the placement waits for no adder
+    /// of the header's checks).
+    pub lane0_pos: Signal<In, Bits<16>>,
+    /// Per lane: it carries a payload DW (`3 <= bidx + l < 3 + payload DWs`; a register
+    /// before this stage too).
+    pub payload: Signal<In, Bits<4>>,
     /// Channel of the completion.
     pub chan: Signal<In, Bits<CB>>,
     /// The beat's lanes (wire order).
@@ -40,18 +41,16 @@ pub struct CplLanes<const C: usize, const CB: usize> {
     pub desc_we: Signal<Out, Bits<4>>,
     /// Per lane l: which DW of the descriptor (0..7), in bits 3l+2..3l.
     pub desc_idx: Signal<Out, Bits<12>>,
-    /// Ring position of lane 0 (payload DW `bidx - 3`).
-    lane0_pos: Signal<Local, Bits<16>>,
     /// Per lane: its ring position.
     lane_pos: [Signal<Local, Bits<16>>; 4],
-    /// Per lane: its DW index in the packet.
-    lane_idx: [Signal<Local, Bits<11>>; 4],
     /// Per lane: its row in the bank.
     rows: RingRows<C, CB>,
     /// Per lane: it carries a payload DW to write.
     lane_we: Signal<Local, Bits<4>>,
-    /// Lane index one past the payload (header DWs included).
-    plen_end: Signal<Local, Bits<11>>,
+    /// Per bank b, bit l: lane l lands in bank b. Exactly one lane lands in each bank,
+    /// whatever the rotation, so the banks' inputs are ORs of the lanes under these
+    /// selects, not chains of choices.
+    to_bank: [Signal<Local, Bits<4>>; 4],
 }
 
 impl<const C: usize, const CB: usize> CplLanes<C, CB> {
@@ -61,9 +60,8 @@ impl<const C: usize, const CB: usize> CplLanes<C, CB> {
             take: Default::default(),
             ok: Default::default(),
             desc: Default::default(),
-            base: Default::default(),
-            bidx: Default::default(),
-            plen: Default::default(),
+            lane0_pos: Default::default(),
+            payload: Default::default(),
             chan: Default::default(),
             data: Default::default(),
             bank_we: Default::default(),
@@ -71,12 +69,10 @@ impl<const C: usize, const CB: usize> CplLanes<C, CB> {
             bank_data: Default::default(),
             desc_we: Default::default(),
             desc_idx: Default::default(),
-            lane0_pos: Default::default(),
             lane_pos: Default::default(),
-            lane_idx: Default::default(),
             rows: RingRows::new(),
             lane_we: Default::default(),
-            plen_end: Default::default(),
+            to_bank: Default::default(),
         }
     }
 }
@@ -90,62 +86,48 @@ impl<const C: usize, const CB: usize> Default for CplLanes<C, CB> {
 impl<const C: usize, const CB: usize> Logic for CplLanes<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        // Lane l of this beat is payload DW (bidx + l - 3) at ring position base + that.
-        self.lane0_pos.next = self.base.val() + bit_cast::<16, 11>(self.bidx.val()) - 3;
+        // Lane l of this beat is payload DW (bidx + l - 3), at ring position lane0_pos + l.
         self.lane_pos[0].next = self.lane0_pos.val();
         self.lane_pos[1].next = self.lane0_pos.val() + 1;
         self.lane_pos[2].next = self.lane0_pos.val() + 2;
         self.lane_pos[3].next = self.lane0_pos.val() + 3;
-        self.lane_idx[0].next = self.bidx.val();
-        self.lane_idx[1].next = self.bidx.val() + 1;
-        self.lane_idx[2].next = self.bidx.val() + 2;
-        self.lane_idx[3].next = self.bidx.val() + 3;
         self.rows.chan.next = self.chan.val();
         for l in 0..4 {
             self.rows.pos[l].next = self.lane_pos[l].val();
         }
-        self.plen_end.next = self.plen.val() + 3;
         self.lane_we.next = 0.into();
-        for l in 0..4 {
-            if self.take.val()
-                && self.ok.val()
-                && (self.lane_idx[l].val() >= 3)
-                && (self.lane_idx[l].val() < self.plen_end.val())
-            {
-                self.lane_we.next = self.lane_we.val().replace_bit(l, true);
-            }
+        if self.take.val() && self.ok.val() {
+            self.lane_we.next = self.payload.val();
         }
 
         // Descriptor DWs go to the channel by lane; data goes to the banks.
         self.desc_we.next = 0.into();
-        self.bank_we.next = 0.into();
+        if self.desc.val() {
+            self.desc_we.next = self.lane_we.val();
+        }
         self.desc_idx.next = bit_cast::<12, 3>(self.lane_pos[0].val().get_bits::<3>(0))
             | (bit_cast::<12, 3>(self.lane_pos[1].val().get_bits::<3>(0)) << 3)
             | (bit_cast::<12, 3>(self.lane_pos[2].val().get_bits::<3>(0)) << 6)
             | (bit_cast::<12, 3>(self.lane_pos[3].val().get_bits::<3>(0)) << 9);
+        self.bank_we.next = 0.into();
         for b in 0..4 {
-            self.bank_addr[b].next = self.rows.row[b].val();
-            self.bank_data[b].next = self.data.val().get_bits::<32>(32 * b);
+            self.to_bank[b].next = 0.into();
             for l in 0..4 {
-                if self.lane_we.val().get_bit(l)
-                    && (self.lane_pos[l].val().get_bits::<2>(0).index() == b)
-                {
-                    self.bank_addr[b].next = self.rows.row[l].val();
-                    self.bank_data[b].next = self.data.val().get_bits::<32>(32 * l);
+                if self.lane_pos[l].val().get_bits::<2>(0).index() == b {
+                    self.to_bank[b].next = self.to_bank[b].val().replace_bit(l, true);
                 }
             }
-        }
-        if self.desc.val() {
-            self.desc_we.next = self.lane_we.val();
-        } else {
-            for b in 0..4 {
-                for l in 0..4 {
-                    if self.lane_we.val().get_bit(l)
-                        && (self.lane_pos[l].val().get_bits::<2>(0).index() == b)
-                    {
-                        self.bank_we.next = self.bank_we.val().replace_bit(b, true);
-                    }
+            self.bank_addr[b].next = 0.into();
+            self.bank_data[b].next = 0.into();
+            for l in 0..4 {
+                if self.to_bank[b].val().get_bit(l) {
+                    self.bank_addr[b].next = self.bank_addr[b].val() | self.rows.row[l].val();
+                    self.bank_data[b].next =
+                        self.bank_data[b].val() | self.data.val().get_bits::<32>(32 * l);
                 }
+            }
+            if !self.desc.val() && (self.to_bank[b].val() & self.lane_we.val()).any() {
+                self.bank_we.next = self.bank_we.val().replace_bit(b, true);
             }
         }
     }
@@ -171,9 +153,12 @@ mod tests {
             uut.take.next = take;
             uut.ok.next = ok;
             uut.desc.next = desc;
-            uut.base.next = base.into();
-            uut.bidx.next = bidx.into();
-            uut.plen.next = plen.into();
+            uut.lane0_pos.next = ((base + bidx).wrapping_sub(3) & 0xFFFF).into();
+            let payload: u64 = (0..4)
+                .filter(|l| (3..plen + 3).contains(&(bidx + l)))
+                .map(|l| 1 << l)
+                .sum();
+            uut.payload.next = payload.into();
             uut.chan.next = chan.into();
             uut.data.next = bits128(data);
             assert!(simulate(&mut uut, 100), "settles");

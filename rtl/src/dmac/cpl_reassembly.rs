@@ -22,12 +22,14 @@
 //! failed read two cycles after it, when the channel is already draining).
 //!
 //! What a completion leaves of its read's count (the DWs still to come, or 0 when it
-//! failed) is written a cycle after its last beat (`pending_count`), into the tag table
+//! failed) is written a cycle after its last beat (`pending_count`; a good header with
+//! payload beats after it writes the count unchanged), into the tag table
 //! or the channel's descriptor fetch count (`desc_fetches`): the header's checks and the
 //! table's write logic would not fit one cycle together, and retirement so sees a read's
 //! last DW counted once its lanes are in the banks. Every reader of a count (the next
 //! header's checks, retirement, a fetch's end) takes it from that pending write
-//! meanwhile, so the stage behaves, cycle for cycle, as if it were written at once.
+//! meanwhile (the header's checks compare the completion with both before choosing),
+//! so the stage behaves, cycle for cycle, as if it were written at once.
 //!
 //! Fetched descriptor DWs leave the intake two cycles after their beat, as `desc_done`
 //! does after the fetch's last beat (its count is written a cycle after the beat and
@@ -106,8 +108,6 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     /// A completion's count of what its data read still expects, written into the tag
     /// table a cycle after the completion; until then readers take it from here.
     count: PendingCount<8>,
-    /// The tag table's count at the input beat's tag, with `count`'s write.
-    lookup_rem: Signal<Local, Bits<8>>,
     /// Per channel: the tag table's count of the oldest read, with `count`'s write.
     retire_rem: [Signal<Local, Bits<8>>; C],
     /// The issued read's tag class and channel.
@@ -146,7 +146,6 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             order: array_init::array_init(|_| Default::default()),
             fetches: DescFetches::new(),
             count: Default::default(),
-            lookup_rem: Default::default(),
             retire_rem: array_init::array_init(|_| Default::default()),
             issue_end: Default::default(),
             i_class: TagClass::new(),
@@ -191,13 +190,12 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         // The read a header names, as the table and the counts say now: last cycle's
         // completion's count is written now and read as if written last cycle.
         self.tags.lookup_tag.next = self.intake.tag.val();
-        self.lookup_rem.next = self.tags.lookup_rem.val();
-        if self.count.pending.val() && (self.count.pending_key.val() == self.intake.tag.val()) {
-            self.lookup_rem.next = self.count.value.val();
-        }
         self.intake.lookup_start.next = self.tags.lookup_start.val();
         self.intake.lookup_len.next = self.tags.lookup_len.val();
-        self.intake.lookup_rem.next = self.lookup_rem.val();
+        self.intake.lookup_rem.next = self.tags.lookup_rem.val();
+        self.intake.pending.next = self.count.pending.val();
+        self.intake.pending_key.next = self.count.pending_key.val();
+        self.intake.pending_rem.next = self.count.value.val();
         for c in 0..C {
             self.intake.t_busy[c].next = self.order[c].busy.val();
             self.intake.d_rem[c].next = self.fetches.rem[c].val();
