@@ -17,6 +17,8 @@
 //! read; a completion error stops writing at once and the channel waits for its other
 //! reads (or the timeout) before reporting; descriptors of a chain run one after another.
 
+use super::chain_count::ChainCount;
+use super::channel_status::ChannelStatus;
 use super::cpl_watchdog::CplWatchdog;
 use super::data_cursors::DataCursors;
 use super::desc_check::CauseCode;
@@ -24,19 +26,13 @@ use super::desc_check::DescCheck;
 use super::desc_regs::DescRegs;
 use super::dest_route::DestRoute;
 use super::end_writes::EndWrites;
-use crate::fixed::Fixed;
 use crate::router::RouteConfig;
-use peach2_regmap::dma::{
-    flags, ChannelState, ErrorCause, DESC_BYTES, DESC_COUNT, STATUS_CAUSE_SHIFT,
-};
+use peach2_regmap::dma::{flags, ErrorCause, DESC_BYTES, DESC_COUNT};
 use rust_hdl::prelude::*;
 
 // A descriptor's place: its internal index at `cur` bits 14:5, its host address 32-byte
 // aligned, 8 DWs to fetch; the chain ends at the `LAST` flag, bit 0.
 const _: () = assert!(DESC_BYTES == 1 << 5 && DESC_COUNT == 1 << 10 && flags::LAST == 1);
-
-/// A `STATUS` state code, as a constant.
-type StateCode<const S: u64> = Fixed<S, 32>;
 
 /// Channel state.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -184,15 +180,8 @@ pub struct DmaChannel {
     state: DFF<ChanState>,
     /// Why the channel stopped (`ErrorCause`), 0 while it has not failed.
     cause: DFF<Bits<4>>,
-    /// Descriptors done since the start (`COUNT`).
-    done_count: DFF<Bits<32>>,
-    /// `done_count` counted a descriptor in the cycle before.
-    counted: DFF<Bit>,
-    /// `done_count` and `done_count + 1` against `DMA_CHAIN_LIMIT`, as of the cycle
-    /// before: `Next` takes the first, or the second right after a count, so its choice
-    /// waits on no 32-bit compare.
-    at_limit: DFF<Bit>,
-    at_limit_after_one: DFF<Bit>,
+    /// Descriptors done since the start (`COUNT`) and the chain limit.
+    chain: ChainCount,
     /// The chain is in host memory.
     host: DFF<Bit>,
     /// The current descriptor: its host address, or its internal index at bits 14:5.
@@ -233,38 +222,14 @@ pub struct DmaChannel {
     chain_limit_code: CauseCode<{ ErrorCause::ChainLimit as u64 }>,
     cpl_error_code: CauseCode<{ ErrorCause::CplError as u64 }>,
     cpl_timeout_code: CauseCode<{ ErrorCause::CplTimeout as u64 }>,
-    /// `STATUS` bits 1:0 while the channel runs, is done, has failed.
-    busy_state: StateCode<{ ChannelState::Busy as u64 }>,
-    done_state: StateCode<{ ChannelState::Done as u64 }>,
-    error_state: StateCode<{ ChannelState::Error as u64 }>,
-    /// Where `STATUS` holds the cause.
-    cause_shift: Fixed<{ STATUS_CAUSE_SHIFT as u64 }, 32>,
-    /// `cause` in its `STATUS` field.
-    status_cause: Signal<Local, Bits<32>>,
-    /// The chain has run `DMA_CHAIN_LIMIT` descriptors (from the registers above).
-    limit_reached: Signal<Local, Bit>,
-    /// `done_count + 1` (a sum in its own width; see `verilog::widths`).
-    count_after_one: Signal<Local, Bits<32>>,
+    /// `STATUS` and `CURRENT`.
+    regs: ChannelStatus,
 }
 
 impl Logic for DmaChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            state,
-            cause,
-            done_count,
-            counted,
-            at_limit,
-            at_limit_after_one,
-            host,
-            cur,
-            w_dest,
-            rx_dest,
-            early
-        );
+        dff_setup!(self, clock, state, cause, host, cur, w_dest, rx_dest, early);
         self.desc.clock.next = self.clock.val();
         self.desc.load_ram.next =
             (self.state.q.val() == ChanState::FetchInt) && self.desc_ram_valid.val();
@@ -335,12 +300,15 @@ impl Logic for DmaChannel {
         self.ending.notify_rx_addr.next = self.notify_rx_addr.val();
         self.ending.rx_dest.next = self.rx_dest.q.val();
         self.ending.notify_self_addr.next = self.notify_self_addr.val();
-        self.ending.notify_value.next = self.notify_value.val() + self.done_count.q.val();
+        self.ending.notify_value.next = self.notify_value.val() + self.chain.count.val();
         if self.state.q.val() == ChanState::Run {
-            self.ending.notify_value.next = self.notify_value.val() + self.done_count.q.val() + 1;
+            self.ending.notify_value.next = self.notify_value.val() + self.chain.count.val() + 1;
         }
         self.ending.msi_addr.next = self.msi_addr.val();
         self.ending.msi_data.next = self.msi_data.val();
+        self.chain.clock.next = self.clock.val();
+        self.chain.reset.next = self.reset.val();
+        self.chain.limit.next = self.chain_limit.val();
         self.watchdog.clock.next = self.clock.val();
         self.watchdog.reset.next = self.reset.val();
         self.watchdog.cpl_seen.next = self.cpl_seen.val();
@@ -367,20 +335,12 @@ impl Logic for DmaChannel {
         self.running.next = false;
         self.data_done.next = false;
         self.after_data.next = ChanState::Next;
-        self.at_limit.d.next = self.done_count.q.val() >= self.chain_limit.val();
-        self.count_after_one.next = self.done_count.q.val() + 1;
-        self.at_limit_after_one.d.next = self.count_after_one.val() >= self.chain_limit.val();
-        self.limit_reached.next = self.at_limit.q.val();
-        if self.counted.q.val() {
-            self.limit_reached.next = self.at_limit_after_one.q.val();
-        }
         if self.ending.any.val() {
             self.after_data.next = ChanState::EndWrites;
         }
 
         if self.stopped.val() && self.start.val() {
             self.cause.d.next = 0.into();
-            self.done_count.d.next = 0.into();
             self.host.d.next = self.start_host.val();
             self.cur.d.next = bit_cast::<64, 10>(self.start_index.val()) << 5;
             self.state.d.next = ChanState::FetchInt;
@@ -442,7 +402,6 @@ impl Logic for DmaChannel {
                 }
                 if self.data.done.val() {
                     self.data_done.next = true;
-                    self.done_count.d.next = self.done_count.q.val() + 1;
                     self.state.d.next = self.after_data.val();
                     if self.early.q.val() {
                         self.state.d.next = ChanState::EndWrites;
@@ -460,7 +419,6 @@ impl Logic for DmaChannel {
                 self.wr_value.next = self.desc.src.val().get_bits::<32>(0);
                 if self.wr_grant.val() {
                     self.data_done.next = true;
-                    self.done_count.d.next = self.done_count.q.val() + 1;
                     self.state.d.next = self.after_data.val();
                 }
             }
@@ -478,7 +436,7 @@ impl Logic for DmaChannel {
                 self.early.d.next = false;
                 if self.desc.flags.val().get_bit(0) {
                     self.state.d.next = ChanState::Done;
-                } else if self.limit_reached.val() {
+                } else if self.chain.limit_reached.val() {
                     self.cause.d.next = self.chain_limit_code.val();
                     self.state.d.next = ChanState::Error;
                 } else if self.host.q.val() {
@@ -497,7 +455,8 @@ impl Logic for DmaChannel {
             }
         }
 
-        self.counted.d.next = self.data_done.val();
+        self.chain.restart.next = self.stopped.val() && self.start.val();
+        self.chain.step.next = self.data_done.val();
         self.ending.start.next = self.data_done.val()
             && (self.after_data.val() == ChanState::EndWrites)
             && !self.early.q.val();
@@ -529,20 +488,13 @@ impl Logic for DmaChannel {
         }
 
         // Status registers.
-        self.status_cause.next = bit_cast::<32, 4>(self.cause.q.val()) << self.cause_shift.val();
-        self.status.next = self.status_cause.val();
-        if self.state.q.val() == ChanState::Done {
-            self.status.next = self.status_cause.val() | self.done_state.val();
-        } else if self.state.q.val() == ChanState::Error {
-            self.status.next = self.status_cause.val() | self.error_state.val();
-        } else if self.state.q.val() != ChanState::Idle {
-            self.status.next = self.status_cause.val() | self.busy_state.val();
-        }
-        self.count.next = self.done_count.q.val();
-        self.current.next = self.cur.q.val();
-        if !self.host.q.val() {
-            self.current.next = bit_cast::<64, 10>(self.cur.q.val().get_bits::<10>(5));
-        }
+        self.regs.state.next = self.state.q.val();
+        self.regs.cause.next = self.cause.q.val();
+        self.regs.host.next = self.host.q.val();
+        self.regs.cur.next = self.cur.q.val();
+        self.status.next = self.regs.status.val();
+        self.count.next = self.chain.count.val();
+        self.current.next = self.regs.current.val();
 
         if self.reset.val() || self.stopped.val() {
             self.early.d.next = false;
@@ -550,7 +502,6 @@ impl Logic for DmaChannel {
         if self.reset.val() {
             self.state.d.next = ChanState::Idle;
             self.cause.d.next = 0.into();
-            self.done_count.d.next = 0.into();
             self.host.d.next = false;
             self.cur.d.next = 0.into();
         }

@@ -35,7 +35,9 @@
 //!
 //! Register and descriptor formats: `peach2_regmap::dma`.
 
+pub mod chain_count;
 pub mod channel;
+pub mod channel_status;
 pub mod cpl_header;
 pub mod cpl_intake;
 pub mod cpl_lanes;
