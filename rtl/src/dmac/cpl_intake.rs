@@ -18,6 +18,7 @@
 
 use super::cpl_header::CplHeader;
 use super::cpl_lanes::CplLanes;
+use super::payload_lanes::PayloadLanes;
 use crate::stream::TlpSink;
 use rust_hdl::prelude::*;
 
@@ -133,12 +134,8 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     e_tag: Signal<Local, Bits<8>>,
     /// The DWs still expected by its read (data or descriptor).
     e_rem: Signal<Local, Bits<8>>,
-    /// Per lane of the beat: its DW index in the packet, header DWs included.
-    e_lane_idx: [Signal<Local, Bits<11>>; 4],
-    /// The packet's DW index one past its payload.
-    e_end: Signal<Local, Bits<11>>,
-    /// Per lane of the beat: it carries a payload DW.
-    e_payload: Signal<Local, Bits<4>>,
+    /// Which of the beat's lanes carry payload.
+    beat_payload: PayloadLanes,
     /// A beat is taken this cycle.
     take: Signal<Local, Bit>,
     /// A header beat is taken this cycle.
@@ -239,9 +236,7 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             l_take: Default::default(),
             l_ok: Default::default(),
             l_payload: Default::default(),
-            e_lane_idx: Default::default(),
-            e_end: Default::default(),
-            e_payload: Default::default(),
+            beat_payload: Default::default(),
             l_pos: Default::default(),
             l_data: Default::default(),
             lanes: CplLanes::new(),
@@ -378,18 +373,9 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         // The beat, registered; last cycle's beat's lanes into place.
         self.l_take.d.next = self.take.val();
         self.l_ok.d.next = self.e_ok.val();
-        self.e_lane_idx[0].next = self.e_bidx.val();
-        self.e_lane_idx[1].next = self.e_bidx.val() + 1;
-        self.e_lane_idx[2].next = self.e_bidx.val() + 2;
-        self.e_lane_idx[3].next = self.e_bidx.val() + 3;
-        self.e_end.next = self.e_plen.val() + 3;
-        self.e_payload.next = 0.into();
-        for l in 0..4 {
-            if (self.e_lane_idx[l].val() >= 3) && (self.e_lane_idx[l].val() < self.e_end.val()) {
-                self.e_payload.next = self.e_payload.val().replace_bit(l, true);
-            }
-        }
-        self.l_payload.d.next = self.e_payload.val();
+        self.beat_payload.bidx.next = self.e_bidx.val();
+        self.beat_payload.plen.next = self.e_plen.val();
+        self.l_payload.d.next = self.beat_payload.payload.val();
         self.l_pos.d.next = self.e_base.val() + bit_cast::<16, 11>(self.e_bidx.val()) - 3;
         self.l_data.d.next = self.cpl.data.val();
         self.lanes.take.next = self.l_take.q.val();

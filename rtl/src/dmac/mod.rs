@@ -53,6 +53,7 @@ pub mod dest_route;
 pub mod end_writes;
 pub mod header_forms;
 pub mod mwr_header;
+pub mod payload_lanes;
 pub mod pending_count;
 pub mod read_order;
 pub mod read_req;
