@@ -3,9 +3,17 @@
 
 use super::tests::rig::{Rig, HOST_BASE};
 use super::tests::{big_stack, data_desc};
-use pcie_model::tlp::TlpKind;
+use pcie_model::tlp::{Tlp, TlpKind};
 use peach2_regmap::address::GLOBAL_BASE;
 use peach2_regmap::dma::{self, flags, ChannelState, ErrorCause};
+
+/// A memory request's header is 4 DWs exactly when its address is at or above 4 GiB
+/// (here the data's and the own slot's are, the MSI's is not: each ending write's form
+/// is its own address's, not the data's).
+fn form_follows_address(w: &Tlp) {
+    let a = w.address().unwrap().0;
+    assert_eq!(w.header().is_four_dw(), a >> 32 != 0, "{a:#x}: {w:?}");
+}
 
 fn le32(b: &[u8]) -> u32 {
     u32::from_le_bytes(b[..4].try_into().unwrap())
@@ -73,11 +81,13 @@ fn dma_notify_rx_to_global_slot_follows_data_on_route_port() {
         assert!(bytes == r.host.mem.read_vec(d.src, d.length as usize).unwrap());
         let (_, n) = notify[0];
         assert_eq!(n.address().unwrap().0, slot);
+        e.iter().for_each(|(_, w)| form_follows_address(w));
         assert_eq!((n.payload_len(), le32(n.data())), (4, 0x501));
 
         // N: no data, the own slot, then the MSI.
         let n_writes: Vec<_> = r.host.writes.iter().map(|(_, w)| w).collect();
         assert_eq!(n_writes.len(), 2, "N writes: {n_writes:?}");
+        n_writes.iter().for_each(|w| form_follows_address(w));
         assert_eq!(n_writes[0].address().unwrap().0, own);
         assert_eq!(le32(n_writes[0].data()), 0x501);
         assert_eq!(n_writes[1].address().unwrap().0, msi);
