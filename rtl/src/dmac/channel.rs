@@ -208,6 +208,8 @@ pub struct DmaChannel {
     running: Signal<Local, Bit>,
     /// Idle, done or failed: a start may come.
     stopped: Signal<Local, Bit>,
+    /// A start is taken this cycle.
+    starting: Signal<Local, Bit>,
     /// Where a descriptor goes once its data is written: its flagged notifications,
     /// or `next`.
     after_data: Signal<Local, ChanState>,
@@ -266,11 +268,12 @@ impl Logic for DmaChannel {
         self.stopped.next = (self.state.q.val() == ChanState::Idle)
             || (self.state.q.val() == ChanState::Done)
             || (self.state.q.val() == ChanState::Error);
+        self.starting.next = self.stopped.val() && self.start.val();
         // The chain continues the ring where the last one left it; a checked descriptor
         // loads the cursors; grants in `Run` step them.
         self.data.clock.next = self.clock.val();
         self.data.reset.next = self.reset.val();
-        self.data.restart.next = self.stopped.val() && self.start.val();
+        self.data.restart.next = self.starting.val();
         self.data.load.next =
             (self.state.q.val() == ChanState::Check) && (self.check.cause.val() == 0);
         self.data.src.next = self.desc.src.val();
@@ -339,7 +342,7 @@ impl Logic for DmaChannel {
             self.after_data.next = ChanState::EndWrites;
         }
 
-        if self.stopped.val() && self.start.val() {
+        if self.starting.val() {
             self.cause.d.next = 0.into();
             self.host.d.next = self.start_host.val();
             self.cur.d.next = bit_cast::<64, 10>(self.start_index.val()) << 5;
@@ -455,7 +458,7 @@ impl Logic for DmaChannel {
             }
         }
 
-        self.chain.restart.next = self.stopped.val() && self.start.val();
+        self.chain.restart.next = self.starting.val();
         self.chain.step.next = self.data_done.val();
         self.ending.start.next = self.data_done.val()
             && (self.after_data.val() == ChanState::EndWrites)

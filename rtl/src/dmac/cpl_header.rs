@@ -77,6 +77,8 @@ pub struct CplHeader<const C: usize, const CB: usize> {
     fits_pending: Signal<Local, Bit>,
     /// The tag's channel's descriptor fetch count.
     desc_rem: Signal<Local, Bits<8>>,
+    /// The tag's channel's descriptor fetch is outstanding.
+    desc_busy: Signal<Local, Bit>,
     /// The byte count fits the whole read (compared before the choice, as `fits_rem`).
     bc_fits: Signal<Local, Bit>,
 }
@@ -115,6 +117,7 @@ impl<const C: usize, const CB: usize> CplHeader<C, CB> {
             fits_table: Default::default(),
             fits_pending: Default::default(),
             desc_rem: Default::default(),
+            desc_busy: Default::default(),
             bc_fits: Default::default(),
         }
     }
@@ -142,12 +145,16 @@ impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
             && !self.data.val().get_bit(14)
             && (self.data.val().get_bits::<2>(32) == 0);
 
-        // What the tag's read expects.
+        // What the tag's read expects: its channel's busy bits and descriptor fetch.
         self.busy_at_tag.next = 0.into();
+        self.desc_rem.next = 0.into();
+        self.desc_busy.next = false;
         for c in 0..C {
             if self.tag_class.chan.val().index() == c {
                 self.busy_at_tag.next =
                     self.t_busy[c].val() >> bit_cast::<8, 3>(self.tag_class.index.val());
+                self.desc_rem.next = self.d_rem[c].val();
+                self.desc_busy.next = self.d_busy.val().get_bit(c);
             }
         }
         self.pending_hit.next =
@@ -173,20 +180,10 @@ impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
                 self.fits_rem.next = self.fits_pending.val();
             }
         }
-        self.desc_rem.next = 0.into();
-        for c in 0..C {
-            if self.tag_class.chan.val().index() == c {
-                self.desc_rem.next = self.d_rem[c].val();
-            }
-        }
         if self.tag_class.is_desc.val() {
             self.rem.next = self.desc_rem.val();
+            self.busy.next = self.desc_busy.val();
             self.fits_rem.next = self.len.val() <= bit_cast::<11, 8>(self.desc_rem.val());
-            for c in 0..C {
-                if self.tag_class.chan.val().index() == c {
-                    self.busy.next = self.d_busy.val().get_bit(c);
-                }
-            }
         }
 
         // Completions reach here only with the DMA's tag range; an idle tag is unexpected.

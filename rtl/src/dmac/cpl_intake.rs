@@ -302,8 +302,13 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
             self.e_tag.next = self.header.tag.val();
             self.e_rem.next = self.header.rem.val();
         }
+        // A descriptor fetch's count lives in `desc_fetches`, not in `r_rem`: its payload
+        // beats read it there (the header has it from `cpl_header`).
         for c in 0..C {
-            if self.e_desc.val() && (self.e_chan.val().index() == c) {
+            if (self.state.q.val() == IntakeState::Data)
+                && self.r_desc.q.val()
+                && (self.r_chan.q.val().index() == c)
+            {
                 self.e_rem.next = self.d_rem[c].val();
             }
         }
