@@ -1,17 +1,18 @@
 //! The internal completer: CSR accesses from TLPs, and UR/CA completions.
 //!
 //! One request at a time; `super::req_decode` says what each is and where in BAR0 it
-//! lands, `super::cpl_fields` makes the answer's header and `super::cpl_beats` its beats.
-//! A write is applied DW by DW as its payload lanes arrive (byte enables from the
-//! header). A read of 1 to 4 DWs is answered
+//! lands, `super::csr_write` applies a write's payload DW by DW as its lanes arrive,
+//! `super::csr_read` reads a read's DWs, `super::cpl_fields` makes the answer's header and
+//! `super::cpl_beats` its beats. A read of 1 to 4 DWs is answered
 //! with one CplD, a longer one with Completer Abort; a request the RX stage marked
 //! `unsupported`, and a locked read, is consumed and answered with UR (a CplLk for the
 //! locked read). Completions that reach here match no request of the chip's (the DMA's are
-//! taken off before, by `super::mux`) and are counted. A read takes two cycles per DW: the
-//! notification store's block RAM answers a cycle after the address.
+//! taken off before, by `super::mux`) and are counted.
 
 use super::cpl_beats::CplBeats;
 use super::cpl_fields::CplFields;
+use super::csr_read::CsrRead;
+use super::csr_write::CsrWrite;
 use super::req_decode::{ReqDecode, RequestKind};
 use crate::csr::bus::CsrBus;
 use crate::csr::byte_mask::ByteMask;
@@ -39,7 +40,7 @@ pub enum CompleterState {
 // prints named constants by name): SC = 0, UR = 1, CA = 4.
 
 /// The internal completer.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct InternalCompleter {
     /// Core clock.
     pub clock: Signal<In, Clock>,
@@ -73,122 +74,55 @@ pub struct InternalCompleter {
     status: DFF<Bits<3>>,
     /// The request is answered once its last beat is consumed.
     respond: DFF<Bit>,
-    /// The input beat's lane that holds the next payload DW (4: the next beat).
-    lane: DFF<Bits<3>>,
-    /// BAR0 DW address of the next DW written (of the first DW read).
+    /// The request's BAR0 DW address.
     dw_addr: DFF<Bits<14>>,
-    /// DWs still to write; DWs to read.
-    dws_left: DFF<Bits<11>>,
-    /// The next DW written is the first (its byte enables are `first_be`).
-    first: DFF<Bit>,
-    /// The DW being read (0..3).
-    rd_index: DFF<Bits<3>>,
-    /// The read address has been held a cycle: the DW is on `csr_rd_data`.
-    rd_wait: DFF<Bit>,
-    /// The DWs read, in wire byte order.
-    rd_data: [DFF<Bits<32>>; 4],
+    /// Its length in DWs.
+    len: DFF<Bits<11>>,
     /// The beat on the input, as a request's header (meaningful on `sop`).
     req: ReqDecode,
-    /// DWs read once the current one is taken.
-    rd_count: Signal<Local, Bits<11>>,
+    /// Applies a write's payload.
+    write: CsrWrite,
+    /// Reads a read's DWs.
+    read: CsrRead,
     /// `csr.wr_be` as a bit mask.
     be_mask: ByteMask,
-    /// The payload DW in lane `lane` of the input beat.
-    lane_data: Signal<Local, Bits<32>>,
-    /// That DW as a register value (byte 0 in bits 7:0).
-    lane_value: Signal<Local, Bits<32>>,
-    /// The DW read, in wire byte order.
-    rd_lane: Signal<Local, Bits<32>>,
     /// The latched request's length field.
     length: Signal<Local, Bits<10>>,
-    /// Its first DW's byte enables.
-    first_be: Signal<Local, Bits<4>>,
-    /// Its last DW's byte enables.
-    last_be: Signal<Local, Bits<4>>,
     /// The answer's header, from the latched request.
     fields: CplFields,
     /// The answer's beats.
     beats: CplBeats,
 }
 
-impl Default for InternalCompleter {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            from_xbar: Default::default(),
-            to_xbar: Default::default(),
-            completer_id: Default::default(),
-            csr: Default::default(),
-            ur_sent: Default::default(),
-            cpl_unexpected: Default::default(),
-            dropped: Default::default(),
-            status_port: Default::default(),
-            state: Default::default(),
-            h0: Default::default(),
-            h1: Default::default(),
-            src: Default::default(),
-            status: Default::default(),
-            respond: Default::default(),
-            lane: Default::default(),
-            dw_addr: Default::default(),
-            dws_left: Default::default(),
-            first: Default::default(),
-            rd_index: Default::default(),
-            rd_wait: Default::default(),
-            rd_data: array_init::array_init(|_| Default::default()),
-            req: Default::default(),
-            rd_count: Default::default(),
-            be_mask: Default::default(),
-            lane_data: Default::default(),
-            lane_value: Default::default(),
-            rd_lane: Default::default(),
-            length: Default::default(),
-            first_be: Default::default(),
-            last_be: Default::default(),
-            fields: Default::default(),
-            beats: Default::default(),
-        }
-    }
-}
-
 impl Logic for InternalCompleter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, state, h0, h1, src, status, respond, lane, dw_addr, dws_left, first,
-            rd_index, rd_wait
-        );
-        self.rd_count.next = bit_cast::<11, 3>(self.rd_index.q.val()) + 1;
-        for k in 0..4 {
-            self.rd_data[k].clock.next = self.clock.val();
-            self.rd_data[k].d.next = self.rd_data[k].q.val();
-        }
-
+        dff_setup!(self, clock, state, h0, h1, src, status, respond, dw_addr, len);
         self.req.data.next = self.from_xbar.data.val();
         self.req.unsupported.next = self.from_xbar.unsupported.val();
-        self.lane_data.next = 0.into();
-        for k in 0..4 {
-            if self.lane.q.val().index() == k {
-                self.lane_data.next = self.from_xbar.data.val().get_bits::<32>(32 * k);
-            }
-        }
-
-        // Register byte k travels as wire byte k (PCIe byte order): lane and value are
-        // byte-swapped.
-        self.lane_value.next = (bit_cast::<32, 8>(self.lane_data.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.lane_data.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.lane_data.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.lane_data.val().get_bits::<8>(24));
-        self.rd_lane.next = (bit_cast::<32, 8>(self.csr.rd_data.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.csr.rd_data.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.csr.rd_data.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.csr.rd_data.val().get_bits::<8>(24));
+        // The write and read stages load at every header beat; the state says which runs.
+        self.write.clock.next = self.clock.val();
+        self.write.data.next = self.from_xbar.data.val();
+        self.write.valid.next = self.from_xbar.valid.val();
+        self.write.eop.next = self.from_xbar.eop.val();
+        self.write.load.next = (self.state.q.val() == CompleterState::Idle)
+            && self.from_xbar.valid.val()
+            && self.from_xbar.sop.val();
+        self.write.dw_addr.next = self.req.dw_addr.val();
+        self.write.len.next = self.req.len.val();
+        self.write.four_dw.next = self.req.four_dw.val();
+        self.write.first_be.next = self.h1.q.val().get_bits::<4>(0);
+        self.write.last_be.next = self.h1.q.val().get_bits::<4>(4);
+        self.write.active.next = self.state.q.val() == CompleterState::Write;
+        self.read.clock.next = self.clock.val();
+        self.read.rd_data.next = self.csr.rd_data.val();
+        self.read.load.next = self.write.load.val();
+        self.read.dw_addr.next = self.dw_addr.q.val();
+        self.read.len.next = self.len.q.val();
+        self.read.active.next = self.state.q.val() == CompleterState::Read;
 
         // Completion header from the latched request.
         self.length.next = self.h0.q.val().get_bits::<10>(0);
-        self.first_be.next = self.h1.q.val().get_bits::<4>(0);
-        self.last_be.next = self.h1.q.val().get_bits::<4>(4);
         self.fields.req_dw0.next = self.h0.q.val();
         self.fields.req_dw1.next = self.h1.q.val();
         self.fields.addr_dw.next = self.dw_addr.q.val().get_bits::<5>(0);
@@ -200,7 +134,7 @@ impl Logic for InternalCompleter {
         self.beats.status.next = self.status.q.val();
         self.beats.length.next = self.length.val();
         for k in 0..4 {
-            self.beats.rd_data[k].next = self.rd_data[k].q.val();
+            self.beats.rd_data[k].next = self.read.data[k].val();
         }
 
         // Defaults.
@@ -213,11 +147,11 @@ impl Logic for InternalCompleter {
         self.to_xbar.dest.next = self.src.q.val();
         self.to_xbar.src.next = 4.into();
         self.to_xbar.unsupported.next = false;
-        self.csr.wr_en.next = false;
-        self.csr.wr_addr.next = self.dw_addr.q.val();
-        self.csr.wr_data.next = self.lane_value.val();
-        self.csr.wr_be.next = 0xF.into();
-        self.csr.rd_addr.next = self.dw_addr.q.val() + bit_cast::<14, 3>(self.rd_index.q.val());
+        self.csr.wr_en.next = self.write.wr_en.val();
+        self.csr.wr_addr.next = self.write.wr_addr.val();
+        self.csr.wr_data.next = self.write.wr_data.val();
+        self.csr.wr_be.next = self.write.wr_be.val();
+        self.csr.rd_addr.next = self.read.rd_addr.val();
         self.ur_sent.next = false;
         self.cpl_unexpected.next = false;
         self.dropped.next = false;
@@ -230,16 +164,9 @@ impl Logic for InternalCompleter {
                     self.h1.d.next = self.from_xbar.data.val().get_bits::<32>(32);
                     self.src.d.next = self.from_xbar.src.val();
                     self.dw_addr.d.next = self.req.dw_addr.val();
-                    self.dws_left.d.next = self.req.len.val();
-                    self.first.d.next = true;
-                    self.rd_index.d.next = 0.into();
+                    self.len.d.next = self.req.len.val();
                     self.respond.d.next = false;
                     self.status.d.next = 1.into();
-                    // Payload of a 3-DW header starts in lane 3; of a 4-DW one, in the next beat.
-                    self.lane.d.next = 3.into();
-                    if self.req.four_dw.val() {
-                        self.lane.d.next = 4.into();
-                    }
                     self.state.d.next = CompleterState::Drain;
                     match self.req.kind.val() {
                         RequestKind::Unsupported => {
@@ -266,7 +193,6 @@ impl Logic for InternalCompleter {
                             if self.from_xbar.eop.val() {
                                 self.status.d.next = 0.into();
                                 self.from_xbar.ready.next = true;
-                                self.rd_wait.d.next = false;
                                 self.state.d.next = CompleterState::Read;
                             }
                         }
@@ -281,53 +207,17 @@ impl Logic for InternalCompleter {
                 }
             }
             CompleterState::Write => {
-                if self.from_xbar.valid.val() {
-                    if self.lane.q.val() == 4 {
-                        self.from_xbar.ready.next = true;
-                        self.lane.d.next = 0.into();
-                        if self.from_xbar.eop.val() {
-                            self.state.d.next = CompleterState::Idle;
-                        }
-                    } else {
-                        self.csr.wr_en.next = true;
-                        if self.first.q.val() {
-                            self.csr.wr_be.next = self.first_be.val();
-                        } else if self.dws_left.q.val() == 1 {
-                            self.csr.wr_be.next = self.last_be.val();
-                        }
-                        self.first.d.next = false;
-                        self.dw_addr.d.next = self.dw_addr.q.val() + 1;
-                        self.dws_left.d.next = self.dws_left.q.val() - 1;
-                        self.lane.d.next = self.lane.q.val() + 1;
-                        if self.dws_left.q.val() == 1 {
-                            self.from_xbar.ready.next = true;
-                            self.state.d.next = CompleterState::Idle;
-                            if !self.from_xbar.eop.val() {
-                                self.state.d.next = CompleterState::Drain;
-                            }
-                        } else if self.lane.q.val() == 3 {
-                            self.from_xbar.ready.next = true;
-                            self.lane.d.next = 0.into();
-                            if self.from_xbar.eop.val() {
-                                // Fewer DWs than the header said: stop here.
-                                self.state.d.next = CompleterState::Idle;
-                            }
-                        }
-                    }
+                self.from_xbar.ready.next = self.write.ready.val();
+                if self.write.done.val() {
+                    self.state.d.next = CompleterState::Idle;
+                }
+                if self.write.overlong.val() {
+                    self.state.d.next = CompleterState::Drain;
                 }
             }
             CompleterState::Read => {
-                self.rd_wait.d.next = !self.rd_wait.q.val();
-                if self.rd_wait.q.val() {
-                    for k in 0..4 {
-                        if self.rd_index.q.val().index() == k {
-                            self.rd_data[k].d.next = self.rd_lane.val();
-                        }
-                    }
-                    self.rd_index.d.next = self.rd_index.q.val() + 1;
-                    if self.rd_count.val() == self.dws_left.q.val() {
-                        self.state.d.next = CompleterState::Respond;
-                    }
+                if self.read.done.val() {
+                    self.state.d.next = CompleterState::Respond;
                 }
             }
             CompleterState::Drain => {

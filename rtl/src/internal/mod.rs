@@ -6,6 +6,8 @@
 pub mod completer;
 pub mod cpl_beats;
 pub mod cpl_fields;
+pub mod csr_read;
+pub mod csr_write;
 pub mod mux;
 pub mod notify_store;
 pub mod req_decode;
