@@ -5,6 +5,7 @@
 //! completions, whose lanes are in wire order (big-endian bytes) while descriptors are
 //! little-endian DWs.
 
+use crate::csr::wire_order::WireOrder;
 use rust_hdl::prelude::*;
 
 /// The descriptor registers.
@@ -43,7 +44,8 @@ pub struct DescRegs {
     /// The next internal descriptor's byte offset (index << 5).
     pub next_int: Signal<Out, Bits<64>>,
     d: [DFF<Bits<32>>; 8],
-    sw: [Signal<Local, Bits<32>>; 4],
+    /// Each lane's DW in register byte order.
+    sw: [WireOrder; 4],
 }
 
 impl Logic for DescRegs {
@@ -54,22 +56,9 @@ impl Logic for DescRegs {
             self.d[k].d.next = self.d[k].q.val();
         }
         // Lane l's DW with its bytes swapped back.
-        self.sw[0].next = (bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(24));
-        self.sw[1].next = (bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(32)) << 24)
-            | (bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(40)) << 16)
-            | (bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(48)) << 8)
-            | bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(56));
-        self.sw[2].next = (bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(64)) << 24)
-            | (bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(72)) << 16)
-            | (bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(80)) << 8)
-            | bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(88));
-        self.sw[3].next = (bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(96)) << 24)
-            | (bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(104)) << 16)
-            | (bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(112)) << 8)
-            | bit_cast::<32, 8>(self.lanes.val().get_bits::<8>(120));
+        for l in 0..4 {
+            self.sw[l].dw.next = self.lanes.val().get_bits::<32>(32 * l);
+        }
         if self.load_ram.val() {
             for k in 0..8 {
                 self.d[k].d.next = self.ram.val().get_bits::<32>(32 * k);
@@ -79,7 +68,7 @@ impl Logic for DescRegs {
             if self.lane_we.val().get_bit(l) {
                 for k in 0..8 {
                     if self.lane_idx.val().get_bits::<3>(3 * l).index() == k {
-                        self.d[k].d.next = self.sw[l].val();
+                        self.d[k].d.next = self.sw[l].swapped.val();
                     }
                 }
             }

@@ -9,6 +9,7 @@
 //! lane l is index `tidx + l`.
 
 use super::ring_rows::RingRows;
+use crate::csr::wire_order::WireOrder;
 use rust_hdl::prelude::*;
 
 /// A beat of an MWr of `C` channels' reorder buffer (`CB` bits of channel number).
@@ -67,7 +68,7 @@ pub struct WriteBeat<const C: usize, const CB: usize> {
     /// Per lane: it carries reorder-buffer data.
     from_ring: Signal<Local, Bits<4>>,
     /// The value in wire byte order.
-    swapped: Signal<Local, Bits<32>>,
+    swap: WireOrder,
     /// Stage B's registers: a beat is in it.
     b_valid: DFF<Bit>,
     /// Per lane: the bank its data comes from.
@@ -118,7 +119,7 @@ impl<const C: usize, const CB: usize> WriteBeat<C, CB> {
             lane_idx: Default::default(),
             rows: RingRows::new(),
             from_ring: Default::default(),
-            swapped: Default::default(),
+            swap: Default::default(),
             b_valid: Default::default(),
             b_bank: Default::default(),
             b_const_lane: Default::default(),
@@ -175,10 +176,7 @@ impl<const C: usize, const CB: usize> Logic for WriteBeat<C, CB> {
             self.rows.pos[l].next = self.lane_pos[l].val();
         }
         // Register byte k is wire byte k: the value goes into the lane byte-swapped.
-        self.swapped.next = (bit_cast::<32, 8>(self.value.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<32, 8>(self.value.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.value.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<32, 8>(self.value.val().get_bits::<8>(24));
+        self.swap.dw.next = self.value.val();
         self.from_ring.next = 0.into();
         for l in 0..4 {
             self.bank_raddr[l].next = self.rows.row[l].val();
@@ -188,7 +186,7 @@ impl<const C: usize, const CB: usize> Logic for WriteBeat<C, CB> {
                     self.b_const[l].d.next = self.hdr[l].val();
                 } else if self.lane_idx[l].val() < self.total.val() {
                     if self.imm.val() {
-                        self.b_const[l].d.next = self.swapped.val();
+                        self.b_const[l].d.next = self.swap.swapped.val();
                     } else {
                         self.b_bank[l].d.next = self.lane_pos[l].val().get_bits::<2>(0);
                         self.from_ring.next = self.from_ring.val().replace_bit(l, true);

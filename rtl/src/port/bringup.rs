@@ -26,6 +26,7 @@
 use super::bringup_step::{BringupStep, Step};
 use super::cfg_tlp::{CFG_RD0_DW0, CFG_WR0_DW0, STATUS_CRS, STATUS_SC, STATUS_UR};
 use super::status_code;
+use crate::csr::wire_order::WireOrder;
 use crate::stream::TlpSource;
 use peach2_regmap::address::NODE_BITS;
 use peach2_regmap::config::{LinkError, DEVICE_ID, INFO_PORT_SHIFT, VENDOR_ID};
@@ -100,6 +101,8 @@ pub struct BringUp {
     beat_dw0: Signal<Local, Bits<32>>,
     beat_dw1: Signal<Local, Bits<32>>,
     beat_dw3: Signal<Local, Bits<32>>,
+    /// The write's value in wire byte order.
+    wvalue_wire: WireOrder,
     cpl_status: Signal<Local, Bits<3>>,
     cpl_has_data: Signal<Local, Bit>,
     cpl_value: Signal<Local, Bits<32>>,
@@ -154,6 +157,7 @@ impl Default for BringUp {
             beat_dw0: Default::default(),
             beat_dw1: Default::default(),
             beat_dw3: Default::default(),
+            wvalue_wire: Default::default(),
             cpl_status: Default::default(),
             cpl_has_data: Default::default(),
             cpl_value: Default::default(),
@@ -191,10 +195,8 @@ impl Logic for BringUp {
         // data byte-swapped into address order.
         self.next_tag.next = self.tag.q.val() + 1;
         self.beat_dw0.next = self.wr0_dw0.val();
-        self.beat_dw3.next = (bit_cast::<32, 8>(self.request.wvalue.val().get_bits::<8>(24)))
-            | (bit_cast::<32, 8>(self.request.wvalue.val().get_bits::<8>(16)) << 8)
-            | (bit_cast::<32, 8>(self.request.wvalue.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<32, 8>(self.request.wvalue.val().get_bits::<8>(0)) << 24);
+        self.wvalue_wire.dw.next = self.request.wvalue.val();
+        self.beat_dw3.next = self.wvalue_wire.swapped.val();
         if self.request.is_read.val() {
             self.beat_dw0.next = self.rd0_dw0.val();
             self.beat_dw3.next = 0.into();

@@ -5,6 +5,7 @@
 //! id and tag of the request, the completer id the config space gives.
 
 use super::cfg_tlp::{CFG_BYTE_COUNT, CPLD_DW0, CPL_DW0, STATUS_SC, STATUS_UR};
+use crate::csr::wire_order::WireOrder;
 use crate::stream::TlpSource;
 use rust_hdl::prelude::*;
 
@@ -48,6 +49,8 @@ pub struct CfgAnswer {
     dw2: Signal<Local, Bits<32>>,
     /// The value, in wire byte order (0 without data).
     dw3: Signal<Local, Bits<32>>,
+    /// The register read, in wire byte order.
+    rdata_wire: WireOrder,
     /// The completion status.
     status: Signal<Local, Bits<3>>,
     status_sc: Constant<Bits<3>>,
@@ -77,6 +80,7 @@ impl Default for CfgAnswer {
             dw1: Default::default(),
             dw2: Default::default(),
             dw3: Default::default(),
+            rdata_wire: Default::default(),
             status: Default::default(),
             status_sc: Constant::new(STATUS_SC.into()),
             status_ur: Constant::new(STATUS_UR.into()),
@@ -98,13 +102,11 @@ impl Logic for CfgAnswer {
             self.status.next = self.status_ur.val();
         }
         self.dw0.next = self.cpl_dw0.val();
+        self.rdata_wire.dw.next = self.rdata.val();
         self.dw3.next = 0.into();
         if self.cpld.val() {
             self.dw0.next = self.cpld_dw0.val();
-            self.dw3.next = (bit_cast::<32, 8>(self.rdata.val().get_bits::<8>(24)))
-                | (bit_cast::<32, 8>(self.rdata.val().get_bits::<8>(16)) << 8)
-                | (bit_cast::<32, 8>(self.rdata.val().get_bits::<8>(8)) << 16)
-                | (bit_cast::<32, 8>(self.rdata.val().get_bits::<8>(0)) << 24);
+            self.dw3.next = self.rdata_wire.swapped.val();
         }
         self.dw1.next = (bit_cast::<32, 16>(self.completer_id.val()) << 16)
             | (bit_cast::<32, 3>(self.status.val()) << 13)
