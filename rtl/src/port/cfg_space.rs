@@ -21,60 +21,21 @@
 //! on link down, as a DL_Down resets an endpoint).
 
 use super::cfg_answer::CfgAnswer;
+use super::cfg_regs::CfgRegs;
 use super::cfg_tlp::TYPE_CFG0;
 use crate::csr::byte_mask::ByteMask;
+use crate::csr::wire_order::WireOrder;
 use crate::stream::TlpSource;
-use peach2_regmap::address::NODE_BITS;
-use peach2_regmap::config::{
-    BAR0, BAR2_HI, BAR2_LO, BAR2_SIZE_LOG2, CLASS_REVISION, COMMAND, DEVICE_CONTROL, DEVICE_ID,
-    INFO_PORT_SHIFT, MAX_PAYLOAD_BYTES, PARTNER_INFO, PCIE_CAP, PORT_INFO, VENDOR_DEVICE,
-    VENDOR_ID, VSEC_CAP,
-};
+use peach2_regmap::config::BAR2_SIZE_LOG2;
 use peach2_regmap::csr::BAR0_SIZE;
 use rust_hdl::prelude::*;
 
-/// Byte offset of class code / revision (PCI header).
-const CLASS_REV: u16 = 0x08;
-/// Byte offset of subsystem vendor / subsystem id (PCI header).
-const SUBSYSTEM: u16 = 0x2C;
-/// Byte offset of the capabilities pointer (PCI header).
-const CAP_POINTER: u16 = 0x34;
-/// Device capabilities, inside the PCIe capability.
-const DEVICE_CAPS: u16 = PCIE_CAP + 0x04;
-/// Link capabilities, inside the PCIe capability.
-const LINK_CAPS: u16 = PCIE_CAP + 0x0C;
-/// Link control (15:0) / link status (31:16), inside the PCIe capability.
-const LINK_CONTROL: u16 = PCIE_CAP + 0x10;
-/// Vendor-specific capability header (the capability at [`VSEC_CAP`]).
-const VSEC_HEADER: u32 = 0x09 | (16 << 16);
-
-/// Status register bit 4 (capabilities list), in the command/status DW.
-const STATUS_CAP_LIST: u32 = 1 << 20;
-/// PCIe capability: id 0x10, next = the vendor capability, version 2, endpoint (type 0).
-const PCIE_CAP_HEADER: u32 = 0x10 | ((VSEC_CAP as u32) << 8) | (2 << 16);
-/// Device capabilities: max payload size supported (code `log2(bytes / 128)`).
-const DEVICE_CAPS_VALUE: u32 = (MAX_PAYLOAD_BYTES / 128).trailing_zeros();
-/// Link speed 5 GT/s (code 2) and width x8, as link capabilities and link status encode them.
-const LINK_GEN2_X8: u32 = 2 | (8 << 4);
-/// BAR2 low DW, read-only bits: prefetchable (bit 3), 64-bit (bits 2:1 = 10), memory.
-const BAR2_LO_FLAGS: u32 = 0b1100;
 /// Reset value of max read request size: 512 B (code 2), as PCIe specifies.
 const MRRS_DEFAULT: u64 = 0b010;
 
 // The stored BAR widths follow from the BAR sizes.
 const _: () = assert!(BAR0_SIZE == 1 << 16, "BAR0 keeps address bits 31:16");
 const _: () = assert!(BAR2_SIZE_LOG2 == 42, "BAR2 keeps address bits 63:42");
-// `PORT_INFO` and `PARTNER_INFO`: the node id in bits 5:0, the port in bits 9:8.
-const _: () = assert!(NODE_BITS == 6 && INFO_PORT_SHIFT == 8);
-
-/// DW register number of a byte offset (the 10 bits ext reg : reg of a config request).
-fn reg(offset: u16) -> Constant<Bits<10>> {
-    Constant::new(u64::from(offset >> 2).into())
-}
-
-fn value(v: u32) -> Constant<Bits<32>> {
-    Constant::new(u64::from(v).into())
-}
 
 /// The endpoint config space of one port, with its completion generator.
 #[derive(LogicBlock)]
@@ -149,8 +110,8 @@ pub struct CfgSpace {
     dw1: Signal<Local, Bits<32>>,
     /// Its header DW 2 (target id, register number).
     dw2: Signal<Local, Bits<32>>,
-    /// The written value (register order).
-    wvalue: Signal<Local, Bits<32>>,
+    /// The written value (register order in `swapped`).
+    wvalue: WireOrder,
     /// The register's DW number.
     index: Signal<Local, Bits<10>>,
     /// The target bus/dev/fn.
@@ -163,40 +124,14 @@ pub struct CfgSpace {
     take: Signal<Local, Bit>,
     /// A successful write is taken this cycle.
     write: Signal<Local, Bit>,
-    /// The addressed register's value.
-    rdata: Signal<Local, Bits<32>>,
+    /// The layout: which register `index` names, and its value.
+    regs: CfgRegs,
     /// The request's first-DW byte enables as a bit mask.
     be_mask: ByteMask,
     /// The register after the write: enabled bytes from the value, the rest kept.
     merged: Signal<Local, Bits<32>>,
     type_cfg0: Constant<Bits<5>>,
     mrrs_default: Constant<Bits<3>>,
-    r_vendor_device: Constant<Bits<10>>,
-    r_command: Constant<Bits<10>>,
-    r_class_rev: Constant<Bits<10>>,
-    r_bar0: Constant<Bits<10>>,
-    r_bar2_lo: Constant<Bits<10>>,
-    r_bar2_hi: Constant<Bits<10>>,
-    r_subsystem: Constant<Bits<10>>,
-    r_cap_pointer: Constant<Bits<10>>,
-    r_pcie_cap: Constant<Bits<10>>,
-    r_device_caps: Constant<Bits<10>>,
-    r_device_control: Constant<Bits<10>>,
-    r_link_caps: Constant<Bits<10>>,
-    r_link_control: Constant<Bits<10>>,
-    r_vsec: Constant<Bits<10>>,
-    r_port_info: Constant<Bits<10>>,
-    r_partner_info: Constant<Bits<10>>,
-    v_identity: Constant<Bits<32>>,
-    v_status: Constant<Bits<32>>,
-    v_class_rev: Constant<Bits<32>>,
-    v_bar2_lo: Constant<Bits<32>>,
-    v_cap_pointer: Constant<Bits<32>>,
-    v_pcie_cap: Constant<Bits<32>>,
-    v_device_caps: Constant<Bits<32>>,
-    v_link_caps: Constant<Bits<32>>,
-    v_link_status: Constant<Bits<32>>,
-    v_vsec: Constant<Bits<32>>,
 }
 
 impl Default for CfgSpace {
@@ -244,37 +179,11 @@ impl Default for CfgSpace {
             ur: Default::default(),
             take: Default::default(),
             write: Default::default(),
-            rdata: Default::default(),
+            regs: Default::default(),
             be_mask: Default::default(),
             merged: Default::default(),
             type_cfg0: Constant::new(TYPE_CFG0.into()),
             mrrs_default: Constant::new(MRRS_DEFAULT.into()),
-            r_vendor_device: reg(VENDOR_DEVICE),
-            r_command: reg(COMMAND),
-            r_class_rev: reg(CLASS_REV),
-            r_bar0: reg(BAR0),
-            r_bar2_lo: reg(BAR2_LO),
-            r_bar2_hi: reg(BAR2_HI),
-            r_subsystem: reg(SUBSYSTEM),
-            r_cap_pointer: reg(CAP_POINTER),
-            r_pcie_cap: reg(PCIE_CAP),
-            r_device_caps: reg(DEVICE_CAPS),
-            r_device_control: reg(DEVICE_CONTROL),
-            r_link_caps: reg(LINK_CAPS),
-            r_link_control: reg(LINK_CONTROL),
-            r_vsec: reg(VSEC_CAP),
-            r_port_info: reg(PORT_INFO),
-            r_partner_info: reg(PARTNER_INFO),
-            v_identity: value((u32::from(DEVICE_ID) << 16) | u32::from(VENDOR_ID)),
-            v_status: value(STATUS_CAP_LIST),
-            v_class_rev: value(CLASS_REVISION),
-            v_bar2_lo: value(BAR2_LO_FLAGS),
-            v_cap_pointer: value(u32::from(PCIE_CAP)),
-            v_pcie_cap: value(PCIE_CAP_HEADER),
-            v_device_caps: value(DEVICE_CAPS_VALUE),
-            v_link_caps: value(LINK_GEN2_X8),
-            v_link_status: value(LINK_GEN2_X8 << 16),
-            v_vsec: value(VSEC_HEADER),
         }
     }
 }
@@ -302,11 +211,8 @@ impl Logic for CfgSpace {
         self.dw0.next = self.req.val().get_bits::<32>(0);
         self.dw1.next = self.req.val().get_bits::<32>(32);
         self.dw2.next = self.req.val().get_bits::<32>(64);
-        // The data lane holds register bytes in address order: byte-swap it to a value.
-        self.wvalue.next = (bit_cast::<32, 8>(self.req.val().get_bits::<8>(120)))
-            | (bit_cast::<32, 8>(self.req.val().get_bits::<8>(112)) << 8)
-            | (bit_cast::<32, 8>(self.req.val().get_bits::<8>(104)) << 16)
-            | (bit_cast::<32, 8>(self.req.val().get_bits::<8>(96)) << 24);
+        // The data lane holds the value in wire byte order.
+        self.wvalue.dw.next = self.req.val().get_bits::<32>(96);
         self.is_write.next = self.dw0.val().get_bit(30);
         self.index.next = self.dw2.val().get_bits::<10>(2);
         self.target_id.next = self.dw2.val().get_bits::<16>(16);
@@ -315,67 +221,24 @@ impl Logic for CfgSpace {
             || (self.dw0.val().get_bits::<5>(24) != self.type_cfg0.val())
             || self.target_id.val().get_bits::<3>(0).any();
 
-        // Read value of the addressed register (also the base of a partial write).
-        self.rdata.next = 0.into();
-        if self.index.val() == self.r_vendor_device.val() {
-            self.rdata.next = self.v_identity.val();
-        }
-        if self.index.val() == self.r_command.val() {
-            self.rdata.next = self.v_status.val()
-                | (bit_cast::<32, 1>(self.mem_en.q.val().into()) << 1)
-                | (bit_cast::<32, 1>(self.bus_master_en.q.val().into()) << 2);
-        }
-        if self.index.val() == self.r_class_rev.val() {
-            self.rdata.next = self.v_class_rev.val();
-        }
-        if self.index.val() == self.r_bar0.val() {
-            self.rdata.next = bit_cast::<32, 16>(self.bar0.q.val()) << 16;
-        }
-        if self.index.val() == self.r_bar2_lo.val() {
-            self.rdata.next = self.v_bar2_lo.val();
-        }
-        if self.index.val() == self.r_bar2_hi.val() {
-            self.rdata.next = bit_cast::<32, 22>(self.bar2_hi.q.val()) << 10;
-        }
-        if self.index.val() == self.r_subsystem.val() {
-            self.rdata.next = self.v_identity.val();
-        }
-        if self.index.val() == self.r_cap_pointer.val() {
-            self.rdata.next = self.v_cap_pointer.val();
-        }
-        if self.index.val() == self.r_pcie_cap.val() {
-            self.rdata.next = self.v_pcie_cap.val();
-        }
-        if self.index.val() == self.r_device_caps.val() {
-            self.rdata.next = self.v_device_caps.val();
-        }
-        if self.index.val() == self.r_device_control.val() {
-            self.rdata.next = (bit_cast::<32, 3>(self.mps.q.val()) << 5)
-                | (bit_cast::<32, 3>(self.mrrs.q.val()) << 12);
-        }
-        if self.index.val() == self.r_link_caps.val() {
-            self.rdata.next = self.v_link_caps.val();
-        }
-        if self.index.val() == self.r_link_control.val() {
-            self.rdata.next = self.v_link_status.val();
-        }
-        if self.index.val() == self.r_vsec.val() {
-            self.rdata.next = self.v_vsec.val();
-        }
-        if self.index.val() == self.r_port_info.val() {
-            self.rdata.next = bit_cast::<32, 6>(self.node_id.val())
-                | (bit_cast::<32, 2>(self.port_index.val()) << 8);
-        }
-        if self.index.val() == self.r_partner_info.val() {
-            self.rdata.next = bit_cast::<32, 6>(self.partner.q.val())
-                | (bit_cast::<32, 2>(self.partner_p.q.val()) << 8)
-                | (bit_cast::<32, 1>(self.partner_ok.q.val().into()) << 31);
-        }
+        // The addressed register's value (also the base of a partial write).
+        self.regs.index.next = self.index.val();
+        self.regs.mem_en.next = self.mem_en.q.val();
+        self.regs.bus_master_en.next = self.bus_master_en.q.val();
+        self.regs.bar0.next = self.bar0.q.val();
+        self.regs.bar2_hi.next = self.bar2_hi.q.val();
+        self.regs.mps.next = self.mps.q.val();
+        self.regs.mrrs.next = self.mrrs.q.val();
+        self.regs.partner.next = self.partner.q.val();
+        self.regs.partner_p.next = self.partner_p.q.val();
+        self.regs.partner_ok.next = self.partner_ok.q.val();
+        self.regs.node_id.next = self.node_id.val();
+        self.regs.port_index.next = self.port_index.val();
 
         // first_be: byte k of the register takes byte k of the written value.
         self.be_mask.be.next = self.dw1.val().get_bits::<4>(0);
-        self.merged.next = (self.wvalue.val() & self.be_mask.mask.val())
-            | (self.rdata.val() & !self.be_mask.mask.val());
+        self.merged.next = (self.wvalue.swapped.val() & self.be_mask.mask.val())
+            | (self.regs.rdata.val() & !self.be_mask.mask.val());
 
         self.req_ready.next = self.answer.ready.val();
         self.take.next = self.req_valid.val() && self.req_ready.val();
@@ -385,21 +248,21 @@ impl Logic for CfgSpace {
         // Writable bits only: the read-only ones are rebuilt from constants on read.
         if self.write.val() {
             self.dev_id.d.next = self.target_id.val();
-            if self.index.val() == self.r_command.val() {
+            if self.regs.at_command.val() {
                 self.mem_en.d.next = self.merged.val().get_bit(1);
                 self.bus_master_en.d.next = self.merged.val().get_bit(2);
             }
-            if self.index.val() == self.r_bar0.val() {
+            if self.regs.at_bar0.val() {
                 self.bar0.d.next = self.merged.val().get_bits::<16>(16);
             }
-            if self.index.val() == self.r_bar2_hi.val() {
+            if self.regs.at_bar2_hi.val() {
                 self.bar2_hi.d.next = self.merged.val().get_bits::<22>(10);
             }
-            if self.index.val() == self.r_device_control.val() {
+            if self.regs.at_device_control.val() {
                 self.mps.d.next = self.merged.val().get_bits::<3>(5);
                 self.mrrs.d.next = self.merged.val().get_bits::<3>(12);
             }
-            if self.index.val() == self.r_partner_info.val() {
+            if self.regs.at_partner_info.val() {
                 self.partner.d.next = self.merged.val().get_bits::<6>(0);
                 self.partner_p.d.next = self.merged.val().get_bits::<2>(8);
                 self.partner_ok.d.next = self.merged.val().get_bit(31);
@@ -415,7 +278,7 @@ impl Logic for CfgSpace {
         if self.write.val() {
             self.answer.completer_id.next = self.target_id.val();
         }
-        self.answer.rdata.next = self.rdata.val();
+        self.answer.rdata.next = self.regs.rdata.val();
         TlpSource::link(&mut self.tx, &mut self.answer.tx);
 
         self.device_id.next = self.dev_id.q.val();

@@ -1,14 +1,15 @@
 //! One PCIe port of the chip, stage by stage: the RX stage (`rx_decode` registers each
 //! beat with the routing decision on it, `rx_route` steers it, rewrites BAR2 addresses
 //! and checks framing), the link controller (`link_ctrl` with the endpoint config space
-//! `cfg_space` and the root-complex bring-up engine `bringup`, sharing the config-TLP
-//! codes in `cfg_tlp`), the N port's egress translation (`egress_decode` registers each
-//! beat with its header's decoding, `egress_translate` rewrites it) and the TX merge of
-//! crossbar and link-controller traffic (`tx_merge`).
+//! `cfg_space`, whose layout `cfg_regs` decodes, and the root-complex bring-up engine
+//! `bringup`, sharing the config-TLP codes in `cfg_tlp`), the N port's egress translation
+//! (`egress_decode` registers each beat with its header's decoding, `egress_translate`
+//! rewrites it) and the TX merge of crossbar and link-controller traffic (`tx_merge`).
 
 pub mod bringup;
 pub mod bringup_step;
 pub mod cfg_answer;
+pub mod cfg_regs;
 pub mod cfg_space;
 pub mod cfg_tlp;
 pub mod egress_decode;
