@@ -32,10 +32,11 @@
 //!
 //! Roles: N and E are endpoints, W is a root complex, S follows `s_role_rc`.
 
-use crate::csr::bus::{CsrBus, CsrSplit};
+use crate::csr::bus::{CsrBus, CsrSplit, TARGETS as CSR_TARGETS};
 use crate::csr::counters::PORT_COUNTERS;
 use crate::csr::dma_regs::DmaRegs;
-use crate::csr::regs::{CsrRegs, TARGETS};
+use crate::csr::regs::CsrRegs;
+use crate::csr::target_regs::TARGETS;
 use crate::dmac::{ChipDmac, CHANNELS};
 use crate::internal::completer::InternalCompleter;
 use crate::internal::mux::InternalMux;
@@ -179,7 +180,7 @@ pub struct Peach2Core {
     /// Notifications sent into the chip.
     notify: NotifyStore,
     /// The CSR bus to every BAR0 target.
-    csr_split: CsrSplit,
+    csr_split: CsrSplit<CSR_TARGETS>,
     /// The internal port shared by the completer and the DMA (the DMA's packets out).
     imux: InternalMux,
     /// The DMA controller.

@@ -66,21 +66,30 @@ pub struct CsrTarget {
 /// controller (its descriptor memory) and the notification store.
 pub const TARGETS: usize = 4;
 
-/// The bus fanned out: every target sees the completer's accesses; the completer reads
-/// the OR of their answers.
-#[derive(LogicBlock, Default)]
-pub struct CsrSplit {
+/// The bus fanned out to `N` targets: every target sees the completer's accesses; the
+/// completer reads the OR of their answers.
+#[derive(LogicBlock)]
+pub struct CsrSplit<const N: usize> {
     /// From the completer.
     pub from_completer: CsrTarget,
     /// To each target.
-    pub to_targets: [CsrBus; TARGETS],
+    pub to_targets: [CsrBus; N],
 }
 
-impl Logic for CsrSplit {
+impl<const N: usize> Default for CsrSplit<N> {
+    fn default() -> Self {
+        Self {
+            from_completer: Default::default(),
+            to_targets: array_init::array_init(|_| Default::default()),
+        }
+    }
+}
+
+impl<const N: usize> Logic for CsrSplit<N> {
     #[hdl_gen]
     fn update(&mut self) {
         self.from_completer.rd_data.next = 0.into();
-        for t in 0..TARGETS {
+        for t in 0..N {
             self.to_targets[t].wr_en.next = self.from_completer.wr_en.val();
             self.to_targets[t].wr_addr.next = self.from_completer.wr_addr.val();
             self.to_targets[t].wr_data.next = self.from_completer.wr_data.val();

@@ -4,10 +4,13 @@
 use super::bus::CsrTarget;
 use super::dma_regs::DmaRegs;
 use super::regs::CsrRegs;
-use crate::harness::Stepper;
+use super::route_regs::RouteRegs;
+use super::target_regs::{TargetRegs, TARGETS};
+use crate::harness::{Lcg, Stepper};
 use peach2_regmap::address::MAX_NODES;
 use peach2_regmap::csr::*;
 use rust_hdl::prelude::*;
+use std::collections::HashMap;
 
 /// A block with registers on the CSR bus.
 trait OnCsrBus: Block {
@@ -15,6 +18,22 @@ trait OnCsrBus: Block {
     fn reset(&mut self) -> &mut Signal<In, Bit>;
 }
 impl OnCsrBus for CsrRegs {
+    fn csr(&mut self) -> &mut CsrTarget {
+        &mut self.csr
+    }
+    fn reset(&mut self) -> &mut Signal<In, Bit> {
+        &mut self.reset
+    }
+}
+impl OnCsrBus for RouteRegs {
+    fn csr(&mut self) -> &mut CsrTarget {
+        &mut self.csr
+    }
+    fn reset(&mut self) -> &mut Signal<In, Bit> {
+        &mut self.reset
+    }
+}
+impl OnCsrBus for TargetRegs {
     fn csr(&mut self) -> &mut CsrTarget {
         &mut self.csr
     }
@@ -46,6 +65,8 @@ fn present_write<B: OnCsrBus>(s: &mut Stepper<B>, byte_offset: u32, data: u32, b
 
 fn write<B: OnCsrBus>(s: &mut Stepper<B>, byte_offset: u32, data: u32, be: u64) {
     present_write(s, byte_offset, data, be);
+    // Inputs settle before the edge, through the register file's groups too.
+    s.settle();
     s.tick();
     s.uut.csr().wr_en.next = false;
 }
@@ -66,6 +87,124 @@ fn after_reset<B: OnCsrBus>(uut: B, clock: fn(&mut B) -> &mut Signal<In, Clock>)
     s.tick();
     s.uut.reset().next = false;
     s
+}
+
+/// Random writes (random byte enables, a fifth of them to offsets around the group's)
+/// and reads against a model of the group's registers: `writable(offset, be)` is the
+/// mask of the bits a write changes, 0 outside the group; every read, and `outputs`
+/// after each write, must agree with the model. Random idle cycles between accesses.
+fn random_accesses<B: OnCsrBus>(
+    mut s: Stepper<B>,
+    offsets: &[u32],
+    writable: impl Fn(u32, u64) -> u32,
+    outputs: impl Fn(&B, &HashMap<u32, u32>),
+    seed: u64,
+) {
+    let mut rng = Lcg(seed);
+    let mut model: HashMap<u32, u32> = HashMap::new();
+    let (mut writes, mut nonzero_reads) = (0, 0);
+    for _ in 0..3_000 {
+        let at = offsets[rng.below(offsets.len() as u64) as usize];
+        let off = if rng.chance(0.2) {
+            at.wrapping_add(4 * (rng.below(9) as u32)).wrapping_sub(16) & 0xFFFC
+        } else {
+            at
+        };
+        if rng.chance(0.5) {
+            let (data, be) = (rng.next_u64() as u32, rng.below(16));
+            write(&mut s, off, data, be);
+            let m = writable(off, be);
+            let old = model.get(&off).copied().unwrap_or(0);
+            model.insert(off, old & !m | data & m);
+            writes += usize::from(m != 0);
+            s.settle();
+            outputs(&s.uut, &model);
+        } else {
+            let got = read(&mut s, off);
+            assert_eq!(
+                got,
+                model.get(&off).copied().unwrap_or(0),
+                "read of {off:#x}"
+            );
+            nonzero_reads += usize::from(got != 0);
+        }
+        for _ in 0..rng.below(3) {
+            s.tick();
+        }
+    }
+    assert!(
+        writes > 500 && nonzero_reads > 300,
+        "{writes} / {nonzero_reads}"
+    );
+}
+
+/// The byte mask of byte enables.
+fn bytes(be: u64) -> u32 {
+    (0..4)
+        .filter(|k| be >> k & 1 == 1)
+        .fold(0, |m, k| m | 0xFF << (8 * k))
+}
+
+#[test]
+fn route_entries_take_the_bytes_written_and_read_back() {
+    let offsets: Vec<u32> = (0..MAX_NODES as u32).map(route).collect();
+    let writable = |off: u32, be: u64| {
+        let entry = (route(0)..route(MAX_NODES as u32)).contains(&off);
+        let mut m = 0;
+        if entry && be & 1 == 1 {
+            m |= 0x3;
+        }
+        if entry && be & 8 == 8 {
+            m |= ROUTE_VALID;
+        }
+        m
+    };
+    let outputs = |u: &RouteRegs, model: &HashMap<u32, u32>| {
+        let table = u.route_table.val();
+        for n in 0..MAX_NODES as u32 {
+            let v = model.get(&route(n)).copied().unwrap_or(0);
+            let want = u64::from(v & 3 | (v >> 29 & 4));
+            assert_eq!(
+                table.get_bits::<3>(3 * n as usize).to_u64(),
+                want,
+                "entry {n}"
+            );
+        }
+    };
+    let s = after_reset(RouteRegs::default(), |u| &mut u.clock);
+    random_accesses(s, &offsets, writable, outputs, 0x2007E);
+}
+
+#[test]
+fn target_bases_and_enables_take_the_bytes_written_and_read_back() {
+    let ts = 0..TARGETS as u32;
+    let offsets: Vec<u32> = ts
+        .clone()
+        .flat_map(|t| [target_lo(t), target_hi(t), target_ctrl(t)])
+        .collect();
+    let writable = |off: u32, be: u64| {
+        if ts
+            .clone()
+            .any(|t| off == target_lo(t) || off == target_hi(t))
+        {
+            bytes(be)
+        } else if ts.clone().any(|t| off == target_ctrl(t)) {
+            (be & 1) as u32
+        } else {
+            0
+        }
+    };
+    let outputs = |u: &TargetRegs, model: &HashMap<u32, u32>| {
+        let get = |off: u32| u64::from(model.get(&off).copied().unwrap_or(0));
+        for t in 0..TARGETS as u32 {
+            let base = get(target_hi(t)) << 32 | get(target_lo(t));
+            assert_eq!(u.target_base[t as usize].val().to_u64(), base, "base {t}");
+            let enabled = u.target_enable.val().get_bit(t as usize);
+            assert_eq!(enabled, get(target_ctrl(t)) == 1, "enable {t}");
+        }
+    };
+    let s = after_reset(TargetRegs::default(), |u| &mut u.clock);
+    random_accesses(s, &offsets, writable, outputs, 0x7A46);
 }
 
 fn regs() -> Stepper<CsrRegs> {
@@ -166,6 +305,12 @@ fn csr_blocks_lint_clean() {
     let mut regs = CsrRegs::default();
     let v = crate::verilog::export::block_verilog(&mut regs, "csr_regs");
     crate::verilog::checks::lint_verilog(&v, "csr_regs").unwrap();
+    let mut routes = RouteRegs::default();
+    let v = crate::verilog::export::block_verilog(&mut routes, "csr_route_regs");
+    crate::verilog::checks::lint_verilog(&v, "csr_route_regs").unwrap();
+    let mut targets = TargetRegs::default();
+    let v = crate::verilog::export::block_verilog(&mut targets, "csr_target_regs");
+    crate::verilog::checks::lint_verilog(&v, "csr_target_regs").unwrap();
     let mut counters = super::counters::PortCounters::default();
     let v = crate::verilog::export::block_verilog(&mut counters, "port_counters");
     crate::verilog::checks::lint_verilog(&v, "port_counters").unwrap();

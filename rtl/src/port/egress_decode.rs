@@ -8,7 +8,7 @@
 //! One beat deep ([`BeatSlot`]): the beat waits here until the translation takes it
 //! (`take`), and the next comes in the same cycle.
 
-use crate::csr::regs::TARGETS;
+use crate::csr::target_regs::TARGETS;
 use crate::stream::beat_slot::BeatSlot;
 use crate::stream::TlpSink;
 use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};

@@ -11,7 +11,7 @@
 //! write, target enabled, local address); the translation here decides from them.
 
 use super::egress_decode::EgressDecode;
-use crate::csr::regs::TARGETS;
+use crate::csr::target_regs::TARGETS;
 use crate::stream::{TlpSink, TlpSource};
 use rust_hdl::prelude::*;
 
