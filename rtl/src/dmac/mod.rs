@@ -286,33 +286,9 @@ impl<const C: usize, const CB: usize> Logic for Dmac<C, CB> {
         CsrTarget::link(&mut self.csr, &mut self.desc_ram.csr);
 
         // Completions in, requests out.
-        self.reasm.cpl.data.next = self.cpl.data.val();
-        self.reasm.cpl.sop.next = self.cpl.sop.val();
-        self.reasm.cpl.eop.next = self.cpl.eop.val();
-        self.reasm.cpl.empty.next = self.cpl.empty.val();
-        self.reasm.cpl.dest.next = self.cpl.dest.val();
-        self.reasm.cpl.src.next = self.cpl.src.val();
-        self.reasm.cpl.unsupported.next = self.cpl.unsupported.val();
-        self.reasm.cpl.valid.next = self.cpl.valid.val();
-        self.cpl.ready.next = self.reasm.cpl.ready.val();
-        self.rd_out.data.next = self.read_req.out.data.val();
-        self.rd_out.sop.next = self.read_req.out.sop.val();
-        self.rd_out.eop.next = self.read_req.out.eop.val();
-        self.rd_out.empty.next = self.read_req.out.empty.val();
-        self.rd_out.dest.next = self.read_req.out.dest.val();
-        self.rd_out.src.next = self.read_req.out.src.val();
-        self.rd_out.unsupported.next = self.read_req.out.unsupported.val();
-        self.rd_out.valid.next = self.read_req.out.valid.val();
-        self.read_req.out.ready.next = self.rd_out.ready.val();
-        self.wr_out.data.next = self.write_gen.out.data.val();
-        self.wr_out.sop.next = self.write_gen.out.sop.val();
-        self.wr_out.eop.next = self.write_gen.out.eop.val();
-        self.wr_out.empty.next = self.write_gen.out.empty.val();
-        self.wr_out.dest.next = self.write_gen.out.dest.val();
-        self.wr_out.src.next = self.write_gen.out.src.val();
-        self.wr_out.unsupported.next = self.write_gen.out.unsupported.val();
-        self.wr_out.valid.next = self.write_gen.out.valid.val();
-        self.write_gen.out.ready.next = self.wr_out.ready.val();
+        TlpSink::link(&mut self.cpl, &mut self.reasm.cpl);
+        TlpSource::link(&mut self.rd_out, &mut self.read_req.out);
+        TlpSource::link(&mut self.wr_out, &mut self.write_gen.out);
         self.read_req.requester_id.next = self.requester_id.val();
         self.write_gen.requester_id.next = self.requester_id.val();
         self.cpl_unexpected.next = self.reasm.cpl_unexpected.val();
