@@ -2,8 +2,8 @@
 //! root-complex bring-up engine ([`BringUp`]) behind one `rx`/`tx` pair, selected by the
 //! port's role, and the port's bring-up status.
 //!
-//! RX: the port's RX stage hands over config requests and (root-complex role)
-//! completions. A one-beat config request with length 1, `last_be` 0 and the beat's
+//! RX ([`LinkRx`]): the port's RX stage hands over config requests and (root-complex
+//! role) completions. A one-beat config request with length 1, `last_be` 0 and the beat's
 //! `empty` matching its fmt goes to the config space, which answers it (UR in the
 //! root-complex role, where it also fails a bring-up still running with `ConfigInRcRole`;
 //! each UR answer pulses `ur_sent`, the port's `UR_SENT`). A one-beat
@@ -29,7 +29,7 @@
 
 use super::bringup::BringUp;
 use super::cfg_space::CfgSpace;
-use super::cfg_tlp::{FMT_3DW, FMT_3DW_DATA, TYPE_CFG0, TYPE_CFG1, TYPE_CPL};
+use super::link_rx::LinkRx;
 use super::status_code;
 use crate::stream::{TlpSink, TlpSource};
 use peach2_regmap::config::{LinkError, LinkState};
@@ -95,9 +95,12 @@ pub struct LinkCtrl {
     /// Pulse: a config request was answered with UR (in the root-complex role, every
     /// one).
     pub ur_sent: Signal<Out, Bit>,
+    /// What each received TLP is.
+    intake: LinkRx,
+    /// The endpoint's config space.
     cfg: CfgSpace,
+    /// The root complex's bring-up engine.
     rc: BringUp,
-    skip: DFF<Bit>,
     ep_timer: DFF<Bits<32>>,
     /// `ep_timer` had reached `ep_timeout` in the cycle before: the not-configured error
     /// shows a cycle after the timeout, from a register, so the CSR read answer that
@@ -106,21 +109,8 @@ pub struct LinkCtrl {
     ep_was_ready: DFF<Bit>,
     locked: DFF<Bit>,
     locked_rc: DFF<Bit>,
-    take: Signal<Local, Bit>,
-    deliver: Signal<Local, Bit>,
-    fmt: Signal<Local, Bits<3>>,
-    typ: Signal<Local, Bits<5>>,
-    length: Signal<Local, Bits<10>>,
-    framed: Signal<Local, Bit>,
-    cfg_ok: Signal<Local, Bit>,
-    cpl_ok: Signal<Local, Bit>,
     ep_ready: Signal<Local, Bit>,
     sel_rc: Signal<Local, Bit>,
-    type_cfg0: Constant<Bits<5>>,
-    type_cfg1: Constant<Bits<5>>,
-    type_cpl: Constant<Bits<5>>,
-    fmt_3dw: Constant<Bits<3>>,
-    fmt_3dw_data: Constant<Bits<3>>,
     st_down: Constant<Bits<4>>,
     st_identify: Constant<Bits<4>>,
     st_ready: Constant<Bits<4>>,
@@ -157,29 +147,16 @@ impl Default for LinkCtrl {
             max_read_req: Default::default(),
             dropped: Default::default(),
             ur_sent: Default::default(),
+            intake: Default::default(),
             cfg: Default::default(),
             rc: Default::default(),
-            skip: Default::default(),
             ep_timer: Default::default(),
             ep_late: Default::default(),
             ep_was_ready: Default::default(),
             locked: Default::default(),
             locked_rc: Default::default(),
-            take: Default::default(),
-            deliver: Default::default(),
-            fmt: Default::default(),
-            typ: Default::default(),
-            length: Default::default(),
-            framed: Default::default(),
-            cfg_ok: Default::default(),
-            cpl_ok: Default::default(),
             ep_ready: Default::default(),
             sel_rc: Default::default(),
-            type_cfg0: Constant::new(TYPE_CFG0.into()),
-            type_cfg1: Constant::new(TYPE_CFG1.into()),
-            type_cpl: Constant::new(TYPE_CPL.into()),
-            fmt_3dw: Constant::new(FMT_3DW.into()),
-            fmt_3dw_data: Constant::new(FMT_3DW_DATA.into()),
             st_down: status_code(LinkState::Down as u64),
             st_identify: status_code(LinkState::Identify as u64),
             st_ready: status_code(LinkState::Ready as u64),
@@ -195,7 +172,6 @@ impl Logic for LinkCtrl {
         dff_setup!(
             self,
             clock,
-            skip,
             ep_timer,
             ep_late,
             ep_was_ready,
@@ -214,52 +190,21 @@ impl Logic for LinkCtrl {
         self.rc.expected_partner.next = self.expected_partner.val();
         self.rc.cfg_timeout.next = self.cfg_timeout.val();
 
-        // RX: classify the sop beat; a one-beat TLP whose framing fits its header.
-        self.rx.ready.next = !self.reset.val() && (self.cfg.req_ready.val() || !self.link_up.val());
-        self.take.next = self.rx.valid.val() && self.rx.ready.val();
-        if self.take.val() {
-            if self.skip.q.val() {
-                if self.rx.eop.val() {
-                    self.skip.d.next = false;
-                }
-            } else if self.rx.sop.val() && !self.rx.eop.val() {
-                self.skip.d.next = true;
-            }
-        }
-        self.deliver.next = self.take.val()
-            && !self.skip.q.val()
-            && self.rx.sop.val()
-            && self.rx.eop.val()
-            && self.link_up.val();
-        self.fmt.next = self.rx.data.val().get_bits::<3>(29);
-        self.typ.next = self.rx.data.val().get_bits::<5>(24);
-        self.length.next = self.rx.data.val().get_bits::<10>(0);
-        self.framed.next = ((self.fmt.val() == self.fmt_3dw.val()) && (self.rx.empty.val() == 1))
-            || ((self.fmt.val() == self.fmt_3dw_data.val())
-                && (self.rx.empty.val() == 0)
-                && (self.length.val() == 1));
-        self.cfg_ok.next = ((self.typ.val() == self.type_cfg0.val())
-            || (self.typ.val() == self.type_cfg1.val()))
-            && self.framed.val()
-            && (self.length.val() == 1)
-            && (self.rx.data.val().get_bits::<4>(36) == 0);
-        self.cpl_ok.next = (self.typ.val() == self.type_cpl.val()) && self.framed.val();
-
+        // RX: what each TLP is.
+        self.intake.clock.next = self.clock.val();
+        self.intake.reset.next = self.reset.val();
+        TlpSink::link(&mut self.rx, &mut self.intake.rx);
+        self.intake.cfg_ready.next = self.cfg.req_ready.val();
+        self.intake.link_up.next = self.link_up.val();
+        self.intake.role_rc.next = self.role_rc.val();
         self.cfg.req.next = self.rx.data.val();
         self.cfg.req_unsupported.next = self.rx.unsupported.val();
-        self.cfg.req_valid.next = self.deliver.val() && self.cfg_ok.val();
+        self.cfg.req_valid.next = self.intake.cfg_req.val();
         self.ur_sent.next = self.cfg.ur_sent.val();
         self.rc.cpl.next = self.rx.data.val();
-        self.rc.cpl_valid.next = self.deliver.val() && self.cpl_ok.val() && self.role_rc.val();
-        self.rc.cfg_in_rc.next = self.deliver.val() && self.cfg_ok.val() && self.role_rc.val();
-        // Counted once, at its first beat (a dead link's beats are not counted).
-        self.dropped.next = (self.take.val()
-            && !self.skip.q.val()
-            && self.rx.sop.val()
-            && self.link_up.val()
-            && (!self.rx.eop.val()
-                || !(self.cfg_ok.val() || (self.cpl_ok.val() && self.role_rc.val()))))
-            || self.rc.unexpected.val();
+        self.rc.cpl_valid.next = self.intake.cpl.val();
+        self.rc.cfg_in_rc.next = self.intake.cfg_req.val() && self.role_rc.val();
+        self.dropped.next = self.intake.dropped.val() || self.rc.unexpected.val();
 
         // TX: answers first; a presented beat keeps its source until taken.
         self.sel_rc.next = !self.cfg.tx.valid.val();
@@ -344,9 +289,6 @@ impl Logic for LinkCtrl {
         }
         if self.reset.val() || !self.link_up.val() {
             self.locked.d.next = false;
-        }
-        if self.reset.val() {
-            self.skip.d.next = false;
         }
     }
 }

@@ -1,10 +1,11 @@
 //! One PCIe port of the chip, stage by stage: the RX stage (`rx_decode` registers each
 //! beat with the routing decision on it, `rx_route` steers it, rewrites BAR2 addresses
-//! and checks framing), the link controller (`link_ctrl` with the endpoint config space
-//! `cfg_space`, whose layout `cfg_regs` decodes, and the root-complex bring-up engine
-//! `bringup`, sharing the config-TLP codes in `cfg_tlp`), the N port's egress translation
-//! (`egress_decode` registers each beat with its header's decoding, `egress_translate`
-//! rewrites it) and the TX merge of crossbar and link-controller traffic (`tx_merge`).
+//! and checks framing), the link controller (`link_ctrl`: its RX stage `link_rx`, the
+//! endpoint config space `cfg_space`, whose layout `cfg_regs` decodes, and the
+//! root-complex bring-up engine `bringup`, sharing the config-TLP codes in `cfg_tlp`), the
+//! N port's egress translation (`egress_decode` registers each beat with its header's
+//! decoding, `egress_translate` rewrites it) and the TX merge of crossbar and
+//! link-controller traffic (`tx_merge`).
 
 pub mod bringup;
 pub mod bringup_step;
@@ -15,6 +16,7 @@ pub mod cfg_tlp;
 pub mod egress_decode;
 pub mod egress_translate;
 pub mod link_ctrl;
+pub mod link_rx;
 pub mod path;
 pub mod rx_decode;
 pub mod rx_route;
