@@ -1,14 +1,17 @@
-//! A port's config space registers as the layout names them: which register a request's
-//! DW number names, and what it reads. The layout is `peach2_regmap::config`'s; the
-//! read-only registers are constants here, the writable ones come from `cfg_space`'s
-//! registers, so one decode serves both the read and the write. A number the layout does
-//! not list reads 0 and names no writable register. Combinational.
+//! A port's config space registers, as the layout (`peach2_regmap::config`) has them:
+//! what the register a request's DW number names reads, and what a write changes. The
+//! read-only registers are constants; the writable bits take the enabled bytes of a
+//! write, the rest of the register keeps its value (one decode serves the read and the
+//! write). A number the layout does not list reads 0 and ignores writes.
 
+use crate::csr::byte_mask::ByteMask;
 use peach2_regmap::address::NODE_BITS;
 use peach2_regmap::config::{
-    BAR0, BAR2_HI, BAR2_LO, CLASS_REVISION, COMMAND, DEVICE_CONTROL, DEVICE_ID, INFO_PORT_SHIFT,
-    MAX_PAYLOAD_BYTES, PARTNER_INFO, PCIE_CAP, PORT_INFO, VENDOR_DEVICE, VENDOR_ID, VSEC_CAP,
+    BAR0, BAR2_HI, BAR2_LO, BAR2_SIZE_LOG2, CLASS_REVISION, COMMAND, DEVICE_CONTROL, DEVICE_ID,
+    INFO_PORT_SHIFT, MAX_PAYLOAD_BYTES, PARTNER_INFO, PCIE_CAP, PORT_INFO, VENDOR_DEVICE,
+    VENDOR_ID, VSEC_CAP,
 };
+use peach2_regmap::csr::BAR0_SIZE;
 use rust_hdl::prelude::*;
 
 /// Byte offset of class code / revision (PCI header).
@@ -36,6 +39,29 @@ const DEVICE_CAPS_VALUE: u32 = (MAX_PAYLOAD_BYTES / 128).trailing_zeros();
 const LINK_GEN2_X8: u32 = 2 | (8 << 4);
 /// BAR2 low DW, read-only bits: prefetchable (bit 3), 64-bit (bits 2:1 = 10), memory.
 const BAR2_LO_FLAGS: u32 = 0b1100;
+/// Vendor and device id, as the identity and the subsystem registers read.
+const IDENTITY: u32 = (DEVICE_ID as u32) << 16 | VENDOR_ID as u32;
+
+/// The read-only registers: byte offset, value.
+const READ_ONLY: [(u16, u32); 10] = [
+    (VENDOR_DEVICE, IDENTITY),
+    (CLASS_REV, CLASS_REVISION),
+    (BAR2_LO, BAR2_LO_FLAGS),
+    (SUBSYSTEM, IDENTITY),
+    (CAP_POINTER, PCIE_CAP as u32),
+    (PCIE_CAP, PCIE_CAP_HEADER),
+    (DEVICE_CAPS, DEVICE_CAPS_VALUE),
+    (LINK_CAPS, LINK_GEN2_X8),
+    (LINK_CONTROL, LINK_GEN2_X8 << 16),
+    (VSEC_CAP, VSEC_HEADER),
+];
+
+/// Reset value of max read request size: 512 B (code 2), as PCIe specifies.
+const MRRS_DEFAULT: u64 = 0b010;
+
+// The stored BAR widths follow from the BAR sizes.
+const _: () = assert!(BAR0_SIZE == 1 << 16, "BAR0 keeps address bits 31:16");
+const _: () = assert!(BAR2_SIZE_LOG2 == 42, "BAR2 keeps address bits 63:42");
 // `PORT_INFO` and `PARTNER_INFO`: the node id in bits 5:0, the port in bits 9:8.
 const _: () = assert!(NODE_BITS == 6 && INFO_PORT_SHIFT == 8);
 
@@ -48,77 +74,93 @@ fn value(v: u32) -> Constant<Bits<32>> {
     Constant::new(u64::from(v).into())
 }
 
-/// The config space's decode and read values.
+/// The config space's registers.
 #[derive(LogicBlock)]
 pub struct CfgRegs {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: the registers to their reset values.
+    pub reset: Signal<In, Bit>,
     /// The request's register (DW) number.
     pub index: Signal<In, Bits<10>>,
-    /// Command register: memory space enable.
-    pub mem_en: Signal<In, Bit>,
-    /// Command register: bus master enable.
-    pub bus_master_en: Signal<In, Bit>,
-    /// BAR0 base address bits 31:16.
-    pub bar0: Signal<In, Bits<16>>,
-    /// BAR2 base address bits 63:42.
-    pub bar2_hi: Signal<In, Bits<22>>,
-    /// Device control: max payload size code.
-    pub mps: Signal<In, Bits<3>>,
-    /// Device control: max read request size code.
-    pub mrrs: Signal<In, Bits<3>>,
-    /// `PARTNER_INFO`'s node.
-    pub partner: Signal<In, Bits<6>>,
-    /// `PARTNER_INFO`'s port.
-    pub partner_p: Signal<In, Bits<2>>,
-    /// `PARTNER_INFO` bit 31.
-    pub partner_ok: Signal<In, Bit>,
+    /// Pulse: a write to register `index` is taken.
+    pub write: Signal<In, Bit>,
+    /// Its value (register byte order).
+    pub value: Signal<In, Bits<32>>,
+    /// Its byte enables (`first_be`).
+    pub be: Signal<In, Bits<4>>,
+    /// What register `index` reads.
+    pub rdata: Signal<Out, Bits<32>>,
     /// This node's id (`PORT_INFO` bits 5:0).
     pub node_id: Signal<In, Bits<6>>,
     /// This port's index (`PORT_INFO` bits 9:8).
     pub port_index: Signal<In, Bits<2>>,
-    /// The register's value (also the base of a partial write).
-    pub rdata: Signal<Out, Bits<32>>,
-    /// The number names the command/status register.
-    pub at_command: Signal<Out, Bit>,
-    /// ... BAR0.
-    pub at_bar0: Signal<Out, Bit>,
-    /// ... BAR2's high DW.
-    pub at_bar2_hi: Signal<Out, Bit>,
-    /// ... device control/status.
-    pub at_device_control: Signal<Out, Bit>,
-    /// ... `PARTNER_INFO`.
-    pub at_partner_info: Signal<Out, Bit>,
-    r_vendor_device: Constant<Bits<10>>,
+    /// Command register: memory space enable.
+    pub mem_en: Signal<Out, Bit>,
+    /// Command register: bus master enable.
+    pub bus_master_en: Signal<Out, Bit>,
+    /// BAR0 base address bits 31:16.
+    pub bar0: Signal<Out, Bits<16>>,
+    /// BAR2 base address bits 63:42.
+    pub bar2_hi: Signal<Out, Bits<22>>,
+    /// Device control: max payload size code.
+    pub mps: Signal<Out, Bits<3>>,
+    /// Device control: max read request size code.
+    pub mrrs: Signal<Out, Bits<3>>,
+    /// `PARTNER_INFO`'s node.
+    pub partner: Signal<Out, Bits<6>>,
+    /// `PARTNER_INFO`'s port.
+    pub partner_p: Signal<Out, Bits<2>>,
+    /// `PARTNER_INFO` bit 31 (the partner's fields are valid).
+    pub partner_ok: Signal<Out, Bit>,
+    /// Command register: memory space enable.
+    q_mem_en: DFF<Bit>,
+    /// Command register: bus master enable.
+    q_bus_master_en: DFF<Bit>,
+    /// BAR0 base address bits 31:16.
+    q_bar0: DFF<Bits<16>>,
+    /// BAR2 base address bits 63:42.
+    q_bar2_hi: DFF<Bits<22>>,
+    /// Device control: max payload size code.
+    q_mps: DFF<Bits<3>>,
+    /// Device control: max read request size code.
+    q_mrrs: DFF<Bits<3>>,
+    /// `PARTNER_INFO`'s node.
+    q_partner: DFF<Bits<6>>,
+    /// `PARTNER_INFO`'s port.
+    q_partner_p: DFF<Bits<2>>,
+    /// `PARTNER_INFO` bit 31.
+    q_partner_ok: DFF<Bit>,
+    /// The byte enables as a bit mask.
+    be_mask: ByteMask,
+    /// The register after the write: enabled bytes from the value, the rest kept.
+    merged: Signal<Local, Bits<32>>,
+    mrrs_default: Constant<Bits<3>>,
+    /// The read-only registers' numbers (`READ_ONLY`)...
+    ro_at: [Constant<Bits<10>>; READ_ONLY.len()],
+    /// ...and values.
+    ro_value: [Constant<Bits<32>>; READ_ONLY.len()],
     r_command: Constant<Bits<10>>,
-    r_class_rev: Constant<Bits<10>>,
     r_bar0: Constant<Bits<10>>,
-    r_bar2_lo: Constant<Bits<10>>,
     r_bar2_hi: Constant<Bits<10>>,
-    r_subsystem: Constant<Bits<10>>,
-    r_cap_pointer: Constant<Bits<10>>,
-    r_pcie_cap: Constant<Bits<10>>,
-    r_device_caps: Constant<Bits<10>>,
     r_device_control: Constant<Bits<10>>,
-    r_link_caps: Constant<Bits<10>>,
-    r_link_control: Constant<Bits<10>>,
-    r_vsec: Constant<Bits<10>>,
     r_port_info: Constant<Bits<10>>,
     r_partner_info: Constant<Bits<10>>,
-    v_identity: Constant<Bits<32>>,
     v_status: Constant<Bits<32>>,
-    v_class_rev: Constant<Bits<32>>,
-    v_bar2_lo: Constant<Bits<32>>,
-    v_cap_pointer: Constant<Bits<32>>,
-    v_pcie_cap: Constant<Bits<32>>,
-    v_device_caps: Constant<Bits<32>>,
-    v_link_caps: Constant<Bits<32>>,
-    v_link_status: Constant<Bits<32>>,
-    v_vsec: Constant<Bits<32>>,
 }
 
 impl Default for CfgRegs {
     fn default() -> Self {
         Self {
+            clock: Default::default(),
+            reset: Default::default(),
             index: Default::default(),
+            write: Default::default(),
+            value: Default::default(),
+            be: Default::default(),
+            rdata: Default::default(),
+            node_id: Default::default(),
+            port_index: Default::default(),
             mem_en: Default::default(),
             bus_master_en: Default::default(),
             bar0: Default::default(),
@@ -128,40 +170,27 @@ impl Default for CfgRegs {
             partner: Default::default(),
             partner_p: Default::default(),
             partner_ok: Default::default(),
-            node_id: Default::default(),
-            port_index: Default::default(),
-            rdata: Default::default(),
-            at_command: Default::default(),
-            at_bar0: Default::default(),
-            at_bar2_hi: Default::default(),
-            at_device_control: Default::default(),
-            at_partner_info: Default::default(),
-            r_vendor_device: reg(VENDOR_DEVICE),
+            q_mem_en: Default::default(),
+            q_bus_master_en: Default::default(),
+            q_bar0: Default::default(),
+            q_bar2_hi: Default::default(),
+            q_mps: Default::default(),
+            q_mrrs: Default::default(),
+            q_partner: Default::default(),
+            q_partner_p: Default::default(),
+            q_partner_ok: Default::default(),
+            be_mask: Default::default(),
+            merged: Default::default(),
+            mrrs_default: Constant::new(MRRS_DEFAULT.into()),
+            ro_at: array_init::array_init(|k| reg(READ_ONLY[k].0)),
+            ro_value: array_init::array_init(|k| value(READ_ONLY[k].1)),
             r_command: reg(COMMAND),
-            r_class_rev: reg(CLASS_REV),
             r_bar0: reg(BAR0),
-            r_bar2_lo: reg(BAR2_LO),
             r_bar2_hi: reg(BAR2_HI),
-            r_subsystem: reg(SUBSYSTEM),
-            r_cap_pointer: reg(CAP_POINTER),
-            r_pcie_cap: reg(PCIE_CAP),
-            r_device_caps: reg(DEVICE_CAPS),
             r_device_control: reg(DEVICE_CONTROL),
-            r_link_caps: reg(LINK_CAPS),
-            r_link_control: reg(LINK_CONTROL),
-            r_vsec: reg(VSEC_CAP),
             r_port_info: reg(PORT_INFO),
             r_partner_info: reg(PARTNER_INFO),
-            v_identity: value((u32::from(DEVICE_ID) << 16) | u32::from(VENDOR_ID)),
             v_status: value(STATUS_CAP_LIST),
-            v_class_rev: value(CLASS_REVISION),
-            v_bar2_lo: value(BAR2_LO_FLAGS),
-            v_cap_pointer: value(u32::from(PCIE_CAP)),
-            v_pcie_cap: value(PCIE_CAP_HEADER),
-            v_device_caps: value(DEVICE_CAPS_VALUE),
-            v_link_caps: value(LINK_GEN2_X8),
-            v_link_status: value(LINK_GEN2_X8 << 16),
-            v_vsec: value(VSEC_HEADER),
         }
     }
 }
@@ -169,65 +198,95 @@ impl Default for CfgRegs {
 impl Logic for CfgRegs {
     #[hdl_gen]
     fn update(&mut self) {
-        self.at_command.next = self.index.val() == self.r_command.val();
-        self.at_bar0.next = self.index.val() == self.r_bar0.val();
-        self.at_bar2_hi.next = self.index.val() == self.r_bar2_hi.val();
-        self.at_device_control.next = self.index.val() == self.r_device_control.val();
-        self.at_partner_info.next = self.index.val() == self.r_partner_info.val();
+        dff_setup!(
+            self,
+            clock,
+            q_mem_en,
+            q_bus_master_en,
+            q_bar0,
+            q_bar2_hi,
+            q_mps,
+            q_mrrs,
+            q_partner,
+            q_partner_p,
+            q_partner_ok
+        );
+        self.mem_en.next = self.q_mem_en.q.val();
+        self.bus_master_en.next = self.q_bus_master_en.q.val();
+        self.bar0.next = self.q_bar0.q.val();
+        self.bar2_hi.next = self.q_bar2_hi.q.val();
+        self.mps.next = self.q_mps.q.val();
+        self.mrrs.next = self.q_mrrs.q.val();
+        self.partner.next = self.q_partner.q.val();
+        self.partner_p.next = self.q_partner_p.q.val();
+        self.partner_ok.next = self.q_partner_ok.q.val();
+
         self.rdata.next = 0.into();
-        if self.index.val() == self.r_vendor_device.val() {
-            self.rdata.next = self.v_identity.val();
+        for k in 0..READ_ONLY.len() {
+            if self.index.val() == self.ro_at[k].val() {
+                self.rdata.next = self.ro_value[k].val();
+            }
         }
         if self.index.val() == self.r_command.val() {
             self.rdata.next = self.v_status.val()
-                | (bit_cast::<32, 1>(self.mem_en.val().into()) << 1)
-                | (bit_cast::<32, 1>(self.bus_master_en.val().into()) << 2);
-        }
-        if self.index.val() == self.r_class_rev.val() {
-            self.rdata.next = self.v_class_rev.val();
+                | (bit_cast::<32, 1>(self.q_mem_en.q.val().into()) << 1)
+                | (bit_cast::<32, 1>(self.q_bus_master_en.q.val().into()) << 2);
         }
         if self.index.val() == self.r_bar0.val() {
-            self.rdata.next = bit_cast::<32, 16>(self.bar0.val()) << 16;
-        }
-        if self.index.val() == self.r_bar2_lo.val() {
-            self.rdata.next = self.v_bar2_lo.val();
+            self.rdata.next = bit_cast::<32, 16>(self.q_bar0.q.val()) << 16;
         }
         if self.index.val() == self.r_bar2_hi.val() {
-            self.rdata.next = bit_cast::<32, 22>(self.bar2_hi.val()) << 10;
-        }
-        if self.index.val() == self.r_subsystem.val() {
-            self.rdata.next = self.v_identity.val();
-        }
-        if self.index.val() == self.r_cap_pointer.val() {
-            self.rdata.next = self.v_cap_pointer.val();
-        }
-        if self.index.val() == self.r_pcie_cap.val() {
-            self.rdata.next = self.v_pcie_cap.val();
-        }
-        if self.index.val() == self.r_device_caps.val() {
-            self.rdata.next = self.v_device_caps.val();
+            self.rdata.next = bit_cast::<32, 22>(self.q_bar2_hi.q.val()) << 10;
         }
         if self.index.val() == self.r_device_control.val() {
-            self.rdata.next = (bit_cast::<32, 3>(self.mps.val()) << 5)
-                | (bit_cast::<32, 3>(self.mrrs.val()) << 12);
-        }
-        if self.index.val() == self.r_link_caps.val() {
-            self.rdata.next = self.v_link_caps.val();
-        }
-        if self.index.val() == self.r_link_control.val() {
-            self.rdata.next = self.v_link_status.val();
-        }
-        if self.index.val() == self.r_vsec.val() {
-            self.rdata.next = self.v_vsec.val();
+            self.rdata.next = (bit_cast::<32, 3>(self.q_mps.q.val()) << 5)
+                | (bit_cast::<32, 3>(self.q_mrrs.q.val()) << 12);
         }
         if self.index.val() == self.r_port_info.val() {
             self.rdata.next = bit_cast::<32, 6>(self.node_id.val())
                 | (bit_cast::<32, 2>(self.port_index.val()) << 8);
         }
         if self.index.val() == self.r_partner_info.val() {
-            self.rdata.next = bit_cast::<32, 6>(self.partner.val())
-                | (bit_cast::<32, 2>(self.partner_p.val()) << 8)
-                | (bit_cast::<32, 1>(self.partner_ok.val().into()) << 31);
+            self.rdata.next = bit_cast::<32, 6>(self.q_partner.q.val())
+                | (bit_cast::<32, 2>(self.q_partner_p.q.val()) << 8)
+                | (bit_cast::<32, 1>(self.q_partner_ok.q.val().into()) << 31);
+        }
+
+        // Writable bits only: the read-only ones are rebuilt from constants on read.
+        self.be_mask.be.next = self.be.val();
+        self.merged.next = (self.value.val() & self.be_mask.mask.val())
+            | (self.rdata.val() & !self.be_mask.mask.val());
+        if self.write.val() {
+            if self.index.val() == self.r_command.val() {
+                self.q_mem_en.d.next = self.merged.val().get_bit(1);
+                self.q_bus_master_en.d.next = self.merged.val().get_bit(2);
+            }
+            if self.index.val() == self.r_bar0.val() {
+                self.q_bar0.d.next = self.merged.val().get_bits::<16>(16);
+            }
+            if self.index.val() == self.r_bar2_hi.val() {
+                self.q_bar2_hi.d.next = self.merged.val().get_bits::<22>(10);
+            }
+            if self.index.val() == self.r_device_control.val() {
+                self.q_mps.d.next = self.merged.val().get_bits::<3>(5);
+                self.q_mrrs.d.next = self.merged.val().get_bits::<3>(12);
+            }
+            if self.index.val() == self.r_partner_info.val() {
+                self.q_partner.d.next = self.merged.val().get_bits::<6>(0);
+                self.q_partner_p.d.next = self.merged.val().get_bits::<2>(8);
+                self.q_partner_ok.d.next = self.merged.val().get_bit(31);
+            }
+        }
+        if self.reset.val() {
+            self.q_mem_en.d.next = false;
+            self.q_bus_master_en.d.next = false;
+            self.q_bar0.d.next = 0.into();
+            self.q_bar2_hi.d.next = 0.into();
+            self.q_mps.d.next = 0.into();
+            self.q_mrrs.d.next = self.mrrs_default.val();
+            self.q_partner.d.next = 0.into();
+            self.q_partner_p.d.next = 0.into();
+            self.q_partner_ok.d.next = false;
         }
     }
 }
@@ -235,11 +294,11 @@ impl Logic for CfgRegs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::Lcg;
+    use crate::harness::{Lcg, Stepper};
     use peach2_regmap::config::{COMMAND_BUS_MASTER, COMMAND_MEMORY, PARTNER_VALID};
 
     /// The writable registers' state.
-    #[derive(Clone, Copy, Debug)]
+    #[derive(Clone, Copy, Debug, Default)]
     struct State {
         mem_en: bool,
         bus_master_en: bool,
@@ -250,25 +309,32 @@ mod tests {
         partner: u32,
         partner_p: u32,
         partner_ok: bool,
-        node_id: u32,
-        port_index: u32,
     }
+
+    const RESET: State = State {
+        mem_en: false,
+        bus_master_en: false,
+        bar0: 0,
+        bar2_hi: 0,
+        mps: 0,
+        mrrs: 2,
+        partner: 0,
+        partner_p: 0,
+        partner_ok: false,
+    };
 
     /// What the register at byte `offset` reads, as the PCI and PCIe specifications and
     /// the layout say.
-    fn reads(offset: u16, st: &State) -> u32 {
+    fn reads(offset: u16, st: &State, node: u32, port: u32) -> u32 {
         let identity = u32::from(DEVICE_ID) << 16 | u32::from(VENDOR_ID);
+        let bit = |b: bool, v: u32| if b { v } else { 0 };
         match offset {
             o if o == VENDOR_DEVICE || o == SUBSYSTEM => identity,
+            // Status: capabilities list (bit 4 of the status half).
             o if o == COMMAND => {
-                // Status: capabilities list (bit 4 of the status half).
                 0x0010_0000
-                    | if st.mem_en { COMMAND_MEMORY } else { 0 }
-                    | if st.bus_master_en {
-                        COMMAND_BUS_MASTER
-                    } else {
-                        0
-                    }
+                    | bit(st.mem_en, COMMAND_MEMORY)
+                    | bit(st.bus_master_en, COMMAND_BUS_MASTER)
             }
             o if o == CLASS_REV => CLASS_REVISION,
             o if o == BAR0 => st.bar0 << 16,
@@ -281,74 +347,129 @@ mod tests {
             o if o == LINK_CAPS => 0x82,
             o if o == LINK_CONTROL => 0x82 << 16,
             o if o == VSEC_CAP => 0x0010_0009,
-            o if o == PORT_INFO => st.node_id | st.port_index << INFO_PORT_SHIFT,
+            o if o == PORT_INFO => node | port << INFO_PORT_SHIFT,
             o if o == PARTNER_INFO => {
-                st.partner
-                    | st.partner_p << INFO_PORT_SHIFT
-                    | if st.partner_ok { PARTNER_VALID } else { 0 }
+                st.partner | st.partner_p << INFO_PORT_SHIFT | bit(st.partner_ok, PARTNER_VALID)
             }
             _ => 0,
         }
     }
 
-    /// Every register number, under random states of the writable registers, reads what
-    /// the specifications say, and names a writable register exactly where the layout
-    /// puts one.
-    #[test]
-    fn every_register_number_reads_as_the_layout_says() {
-        let mut uut = CfgRegs::default();
-        uut.connect_all();
-        let mut rng = Lcg(0xCF6_4E65);
-        let mut nonzero = 0;
-        for round in 0..8 {
-            let st = State {
-                mem_en: rng.chance(0.5),
-                bus_master_en: rng.chance(0.5),
-                bar0: rng.below(1 << 16) as u32,
-                bar2_hi: rng.below(1 << 22) as u32,
-                mps: rng.below(8) as u32,
-                mrrs: rng.below(8) as u32,
-                partner: rng.below(64) as u32,
-                partner_p: rng.below(4) as u32,
-                partner_ok: rng.chance(0.5),
-                node_id: rng.below(64) as u32,
-                port_index: rng.below(4) as u32,
-            };
-            uut.mem_en.next = st.mem_en;
-            uut.bus_master_en.next = st.bus_master_en;
-            uut.bar0.next = u64::from(st.bar0).into();
-            uut.bar2_hi.next = u64::from(st.bar2_hi).into();
-            uut.mps.next = u64::from(st.mps).into();
-            uut.mrrs.next = u64::from(st.mrrs).into();
-            uut.partner.next = u64::from(st.partner).into();
-            uut.partner_p.next = u64::from(st.partner_p).into();
-            uut.partner_ok.next = st.partner_ok;
-            uut.node_id.next = u64::from(st.node_id).into();
-            uut.port_index.next = u64::from(st.port_index).into();
-            for index in 0..1024u16 {
-                uut.index.next = u64::from(index).into();
-                assert!(simulate(&mut uut, 100), "settles");
-                let offset = index << 2;
-                let want = reads(offset, &st);
-                nonzero += usize::from(want != 0);
-                assert_eq!(
-                    uut.rdata.val().to_u64() as u32,
-                    want,
-                    "round {round}: offset {offset:#x} in {st:x?}"
-                );
-                let hits = [
-                    (uut.at_command.val(), COMMAND),
-                    (uut.at_bar0.val(), BAR0),
-                    (uut.at_bar2_hi.val(), BAR2_HI),
-                    (uut.at_device_control.val(), DEVICE_CONTROL),
-                    (uut.at_partner_info.val(), PARTNER_INFO),
-                ];
-                for (hit, at) in hits {
-                    assert_eq!(hit, offset == at, "offset {offset:#x} against {at:#x}");
-                }
+    /// The state after a write of `value` with byte enables `be` to `offset`: the
+    /// enabled bytes of the writable fields change.
+    fn written(st: State, offset: u16, value: u32, be: u64, node: u32, port: u32) -> State {
+        let mask = (0..4)
+            .filter(|k| be >> k & 1 == 1)
+            .fold(0u32, |m, k| m | 0xFF << (8 * k));
+        let v = value & mask | reads(offset, &st, node, port) & !mask;
+        let mut st = st;
+        match offset {
+            o if o == COMMAND => {
+                st.mem_en = v & COMMAND_MEMORY != 0;
+                st.bus_master_en = v & COMMAND_BUS_MASTER != 0;
             }
+            o if o == BAR0 => st.bar0 = v >> 16,
+            o if o == BAR2_HI => st.bar2_hi = v >> 10,
+            o if o == DEVICE_CONTROL => {
+                st.mps = v >> 5 & 7;
+                st.mrrs = v >> 12 & 7;
+            }
+            o if o == PARTNER_INFO => {
+                st.partner = v & 0x3F;
+                st.partner_p = v >> INFO_PORT_SHIFT & 3;
+                st.partner_ok = v & PARTNER_VALID != 0;
+            }
+            _ => {}
         }
-        assert!(nonzero > 8 * 12, "{nonzero} nonzero reads");
+        st
+    }
+
+    /// Random reads of every register number and random writes (mostly to the listed
+    /// registers, random byte enables), with random resets, against the model: every read,
+    /// and the register outputs after every cycle.
+    #[test]
+    fn registers_read_and_take_writes_as_the_layout_says() {
+        let mut s = Stepper::new(CfgRegs::default(), |b| &mut b.clock);
+        let mut rng = Lcg(0xCF6_4E65);
+        let listed: Vec<u16> = READ_ONLY
+            .iter()
+            .map(|r| r.0)
+            .chain([
+                COMMAND,
+                BAR0,
+                BAR2_HI,
+                DEVICE_CONTROL,
+                PORT_INFO,
+                PARTNER_INFO,
+            ])
+            .collect();
+        let mut st = RESET;
+        let (mut writes, mut nonzero) = (0, 0);
+        s.uut.reset.next = true;
+        s.tick();
+        for cycle in 0..20_000 {
+            let (node, port) = (rng.below(64) as u32, rng.below(4) as u32);
+            let offset = if rng.chance(0.8) {
+                listed[rng.below(listed.len() as u64) as usize]
+            } else {
+                (rng.below(1024) << 2) as u16
+            };
+            let write = rng.chance(0.4);
+            let (value, be) = (rng.next_u64() as u32, rng.below(16));
+            let reset = rng.chance(0.002);
+            let u = &mut s.uut;
+            u.reset.next = reset;
+            u.index.next = u64::from(offset >> 2).into();
+            u.write.next = write;
+            u.value.next = u64::from(value).into();
+            u.be.next = be.into();
+            u.node_id.next = u64::from(node).into();
+            u.port_index.next = u64::from(port).into();
+            s.settle();
+            let u = &s.uut;
+            let want = reads(offset, &st, node, port);
+            assert_eq!(
+                u.rdata.val().to_u64() as u32,
+                want,
+                "cycle {cycle}: offset {offset:#x} in {st:x?}"
+            );
+            let outputs = (
+                u.mem_en.val(),
+                u.bus_master_en.val(),
+                u.bar0.val().to_u64() as u32,
+                u.bar2_hi.val().to_u64() as u32,
+                u.mps.val().to_u64() as u32,
+                u.mrrs.val().to_u64() as u32,
+                u.partner.val().to_u64() as u32,
+                u.partner_p.val().to_u64() as u32,
+                u.partner_ok.val(),
+            );
+            let model = (
+                st.mem_en,
+                st.bus_master_en,
+                st.bar0,
+                st.bar2_hi,
+                st.mps,
+                st.mrrs,
+                st.partner,
+                st.partner_p,
+                st.partner_ok,
+            );
+            assert_eq!(outputs, model, "cycle {cycle}: registers");
+            nonzero += usize::from(want != 0);
+            if reset {
+                st = RESET;
+            } else if write {
+                let next = written(st, offset, value, be, node, port);
+                writes += usize::from(format!("{next:?}") != format!("{st:?}"));
+                st = next;
+            }
+            s.tick();
+        }
+        assert!(
+            writes > 1_000 && nonzero > 5_000,
+            "{writes} changes, {nonzero} reads"
+        );
     }
 
     #[test]

@@ -23,19 +23,9 @@
 use super::cfg_answer::CfgAnswer;
 use super::cfg_regs::CfgRegs;
 use super::cfg_tlp::TYPE_CFG0;
-use crate::csr::byte_mask::ByteMask;
 use crate::csr::wire_order::WireOrder;
 use crate::stream::TlpSource;
-use peach2_regmap::config::BAR2_SIZE_LOG2;
-use peach2_regmap::csr::BAR0_SIZE;
 use rust_hdl::prelude::*;
-
-/// Reset value of max read request size: 512 B (code 2), as PCIe specifies.
-const MRRS_DEFAULT: u64 = 0b010;
-
-// The stored BAR widths follow from the BAR sizes.
-const _: () = assert!(BAR0_SIZE == 1 << 16, "BAR0 keeps address bits 31:16");
-const _: () = assert!(BAR2_SIZE_LOG2 == 42, "BAR2 keeps address bits 63:42");
 
 /// The endpoint config space of one port, with its completion generator.
 #[derive(LogicBlock)]
@@ -82,24 +72,6 @@ pub struct CfgSpace {
     pub max_read_req: Signal<Out, Bits<3>>,
     /// Pulse: a request was taken that gets a UR completion.
     pub ur_sent: Signal<Out, Bit>,
-    /// Command register: memory space enable.
-    mem_en: DFF<Bit>,
-    /// Command register: bus master enable.
-    bus_master_en: DFF<Bit>,
-    /// BAR0 base address bits 31:16.
-    bar0: DFF<Bits<16>>,
-    /// BAR2 base address bits 63:42.
-    bar2_hi: DFF<Bits<22>>,
-    /// Device control: max payload size code.
-    mps: DFF<Bits<3>>,
-    /// Device control: max read request size code.
-    mrrs: DFF<Bits<3>>,
-    /// `PARTNER_INFO`'s node.
-    partner: DFF<Bits<6>>,
-    /// `PARTNER_INFO`'s port.
-    partner_p: DFF<Bits<2>>,
-    /// `PARTNER_INFO` bit 31 (the partner's fields are valid).
-    partner_ok: DFF<Bit>,
     /// The bus/dev/fn captured from the last successful CfgWr0.
     dev_id: DFF<Bits<16>>,
     /// The answer, in its one-beat slot.
@@ -112,8 +84,6 @@ pub struct CfgSpace {
     dw2: Signal<Local, Bits<32>>,
     /// The written value (register order in `swapped`).
     wvalue: WireOrder,
-    /// The register's DW number.
-    index: Signal<Local, Bits<10>>,
     /// The target bus/dev/fn.
     target_id: Signal<Local, Bits<16>>,
     /// A CfgWr (else a CfgRd).
@@ -124,14 +94,9 @@ pub struct CfgSpace {
     take: Signal<Local, Bit>,
     /// A successful write is taken this cycle.
     write: Signal<Local, Bit>,
-    /// The layout: which register `index` names, and its value.
+    /// The registers.
     regs: CfgRegs,
-    /// The request's first-DW byte enables as a bit mask.
-    be_mask: ByteMask,
-    /// The register after the write: enabled bytes from the value, the rest kept.
-    merged: Signal<Local, Bits<32>>,
     type_cfg0: Constant<Bits<5>>,
-    mrrs_default: Constant<Bits<3>>,
 }
 
 impl Default for CfgSpace {
@@ -158,32 +123,19 @@ impl Default for CfgSpace {
             ur_sent: Default::default(),
             max_payload: Default::default(),
             max_read_req: Default::default(),
-            mem_en: Default::default(),
-            bus_master_en: Default::default(),
-            bar0: Default::default(),
-            bar2_hi: Default::default(),
-            mps: Default::default(),
-            mrrs: Default::default(),
-            partner: Default::default(),
-            partner_p: Default::default(),
-            partner_ok: Default::default(),
             dev_id: Default::default(),
             answer: Default::default(),
             dw0: Default::default(),
             dw1: Default::default(),
             dw2: Default::default(),
             wvalue: Default::default(),
-            index: Default::default(),
             target_id: Default::default(),
             is_write: Default::default(),
             ur: Default::default(),
             take: Default::default(),
             write: Default::default(),
             regs: Default::default(),
-            be_mask: Default::default(),
-            merged: Default::default(),
             type_cfg0: Constant::new(TYPE_CFG0.into()),
-            mrrs_default: Constant::new(MRRS_DEFAULT.into()),
         }
     }
 }
@@ -191,22 +143,12 @@ impl Default for CfgSpace {
 impl Logic for CfgSpace {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            mem_en,
-            bus_master_en,
-            bar0,
-            bar2_hi,
-            mps,
-            mrrs,
-            partner,
-            partner_p,
-            partner_ok,
-            dev_id
-        );
+        dff_setup!(self, clock, dev_id);
         self.answer.clock.next = self.clock.val();
         self.answer.reset.next = self.reset.val();
+        self.regs.clock.next = self.clock.val();
+        // In the root-complex role the registers hold their reset values.
+        self.regs.reset.next = self.reset.val() || self.role_rc.val();
         // Request fields.
         self.dw0.next = self.req.val().get_bits::<32>(0);
         self.dw1.next = self.req.val().get_bits::<32>(32);
@@ -214,59 +156,26 @@ impl Logic for CfgSpace {
         // The data lane holds the value in wire byte order.
         self.wvalue.dw.next = self.req.val().get_bits::<32>(96);
         self.is_write.next = self.dw0.val().get_bit(30);
-        self.index.next = self.dw2.val().get_bits::<10>(2);
         self.target_id.next = self.dw2.val().get_bits::<16>(16);
         self.ur.next = self.role_rc.val()
             || self.req_unsupported.val()
             || (self.dw0.val().get_bits::<5>(24) != self.type_cfg0.val())
             || self.target_id.val().get_bits::<3>(0).any();
 
-        // The addressed register's value (also the base of a partial write).
-        self.regs.index.next = self.index.val();
-        self.regs.mem_en.next = self.mem_en.q.val();
-        self.regs.bus_master_en.next = self.bus_master_en.q.val();
-        self.regs.bar0.next = self.bar0.q.val();
-        self.regs.bar2_hi.next = self.bar2_hi.q.val();
-        self.regs.mps.next = self.mps.q.val();
-        self.regs.mrrs.next = self.mrrs.q.val();
-        self.regs.partner.next = self.partner.q.val();
-        self.regs.partner_p.next = self.partner_p.q.val();
-        self.regs.partner_ok.next = self.partner_ok.q.val();
-        self.regs.node_id.next = self.node_id.val();
-        self.regs.port_index.next = self.port_index.val();
-
-        // first_be: byte k of the register takes byte k of the written value.
-        self.be_mask.be.next = self.dw1.val().get_bits::<4>(0);
-        self.merged.next = (self.wvalue.swapped.val() & self.be_mask.mask.val())
-            | (self.regs.rdata.val() & !self.be_mask.mask.val());
-
         self.req_ready.next = self.answer.ready.val();
         self.take.next = self.req_valid.val() && self.req_ready.val();
         self.write.next = self.take.val() && self.is_write.val() && !self.ur.val();
         self.ur_sent.next = self.take.val() && self.ur.val();
 
-        // Writable bits only: the read-only ones are rebuilt from constants on read.
+        // The register the request names, read, and written with `first_be`.
+        self.regs.index.next = self.dw2.val().get_bits::<10>(2);
+        self.regs.write.next = self.write.val();
+        self.regs.value.next = self.wvalue.swapped.val();
+        self.regs.be.next = self.dw1.val().get_bits::<4>(0);
+        self.regs.node_id.next = self.node_id.val();
+        self.regs.port_index.next = self.port_index.val();
         if self.write.val() {
             self.dev_id.d.next = self.target_id.val();
-            if self.regs.at_command.val() {
-                self.mem_en.d.next = self.merged.val().get_bit(1);
-                self.bus_master_en.d.next = self.merged.val().get_bit(2);
-            }
-            if self.regs.at_bar0.val() {
-                self.bar0.d.next = self.merged.val().get_bits::<16>(16);
-            }
-            if self.regs.at_bar2_hi.val() {
-                self.bar2_hi.d.next = self.merged.val().get_bits::<22>(10);
-            }
-            if self.regs.at_device_control.val() {
-                self.mps.d.next = self.merged.val().get_bits::<3>(5);
-                self.mrrs.d.next = self.merged.val().get_bits::<3>(12);
-            }
-            if self.regs.at_partner_info.val() {
-                self.partner.d.next = self.merged.val().get_bits::<6>(0);
-                self.partner_p.d.next = self.merged.val().get_bits::<2>(8);
-                self.partner_ok.d.next = self.merged.val().get_bit(31);
-            }
         }
 
         // The completion.
@@ -282,26 +191,17 @@ impl Logic for CfgSpace {
         TlpSource::link(&mut self.tx, &mut self.answer.tx);
 
         self.device_id.next = self.dev_id.q.val();
-        self.mem_enable.next = self.mem_en.q.val();
-        self.bus_master.next = self.bus_master_en.q.val();
-        self.bar0_base.next = bit_cast::<32, 16>(self.bar0.q.val()) << 16;
-        self.bar2_base_hi.next = self.bar2_hi.q.val();
-        self.partner_node.next = self.partner.q.val();
-        self.partner_port.next = self.partner_p.q.val();
-        self.partner_valid.next = self.partner_ok.q.val();
-        self.max_payload.next = self.mps.q.val();
-        self.max_read_req.next = self.mrrs.q.val();
+        self.mem_enable.next = self.regs.mem_en.val();
+        self.bus_master.next = self.regs.bus_master_en.val();
+        self.bar0_base.next = bit_cast::<32, 16>(self.regs.bar0.val()) << 16;
+        self.bar2_base_hi.next = self.regs.bar2_hi.val();
+        self.partner_node.next = self.regs.partner.val();
+        self.partner_port.next = self.regs.partner_p.val();
+        self.partner_valid.next = self.regs.partner_ok.val();
+        self.max_payload.next = self.regs.mps.val();
+        self.max_read_req.next = self.regs.mrrs.val();
 
         if self.reset.val() || self.role_rc.val() {
-            self.mem_en.d.next = false;
-            self.bus_master_en.d.next = false;
-            self.bar0.d.next = 0.into();
-            self.bar2_hi.d.next = 0.into();
-            self.mps.d.next = 0.into();
-            self.mrrs.d.next = self.mrrs_default.val();
-            self.partner.d.next = 0.into();
-            self.partner_p.d.next = 0.into();
-            self.partner_ok.d.next = false;
             self.dev_id.d.next = 0.into();
         }
     }

@@ -1,7 +1,7 @@
 //! One PCIe port of the chip, stage by stage: the RX stage (`rx_decode` registers each
 //! beat with the routing decision on it, `rx_route` steers it, rewrites BAR2 addresses
 //! and checks framing), the link controller (`link_ctrl`: its RX stage `link_rx`, the
-//! endpoint config space `cfg_space`, whose layout `cfg_regs` decodes, and the
+//! endpoint config space `cfg_space`, whose registers are `cfg_regs`, and the
 //! root-complex bring-up engine `bringup`, sharing the config-TLP codes in `cfg_tlp`), the
 //! N port's egress translation (`egress_decode` registers each beat with its header's
 //! decoding, `egress_translate` rewrites it) and the TX merge of crossbar and
