@@ -29,7 +29,7 @@ pub struct RouteRegs {
     route: DFF<Bits<192>>,
     /// The table after this cycle's write.
     route_next: Signal<Local, Bits<192>>,
-    /// The write is to the table.
+    /// The write address is in the table.
     wr_hit: Signal<Local, Bit>,
     /// The read is of the table.
     rd_hit: Signal<Local, Bit>,
@@ -44,23 +44,26 @@ impl Logic for RouteRegs {
         self.route_table.next = self.route.q.val();
 
         self.route_next.next = self.route.q.val();
-        self.wr_hit.next = self.csr.wr_en.val() && (self.csr.wr_addr.val().get_bits::<8>(6) == 1);
-        for n in 0..NODES {
-            if self.wr_hit.val() && (self.csr.wr_addr.val().get_bits::<6>(0).index() == n) {
-                if self.csr.wr_be.val().get_bit(0) {
-                    self.route_next.next = self
-                        .route_next
-                        .val()
-                        .replace_bit(3 * n, self.csr.wr_data.val().get_bit(0))
-                        .replace_bit(3 * n + 1, self.csr.wr_data.val().get_bit(1));
+        self.wr_hit.next = self.csr.wr_addr.val().get_bits::<8>(6) == 1;
+        // The entry loop only under a write: a simulator then skips it in most cycles.
+        if self.csr.wr_en.val() && self.wr_hit.val() {
+            for n in 0..NODES {
+                if self.csr.wr_addr.val().get_bits::<6>(0).index() == n {
+                    if self.csr.wr_be.val().get_bit(0) {
+                        self.route_next.next = self
+                            .route_next
+                            .val()
+                            .replace_bit(3 * n, self.csr.wr_data.val().get_bit(0))
+                            .replace_bit(3 * n + 1, self.csr.wr_data.val().get_bit(1));
+                    }
+                    if self.csr.wr_be.val().get_bit(3) {
+                        self.route_next.next = self
+                            .route_next
+                            .val()
+                            .replace_bit(3 * n + 2, self.csr.wr_data.val().get_bit(31));
+                    }
+                    self.route.d.next = self.route_next.val();
                 }
-                if self.csr.wr_be.val().get_bit(3) {
-                    self.route_next.next = self
-                        .route_next
-                        .val()
-                        .replace_bit(3 * n + 2, self.csr.wr_data.val().get_bit(31));
-                }
-                self.route.d.next = self.route_next.val();
             }
         }
 
