@@ -2,15 +2,14 @@
 //!
 //! One request at a time; `super::req_decode` says what each is and where in BAR0 it
 //! lands, `super::csr_write` applies a write's payload DW by DW as its lanes arrive,
-//! `super::csr_read` reads a read's DWs, `super::cpl_fields` makes the answer's header and
-//! `super::cpl_beats` its beats. A read of 1 to 4 DWs is answered
-//! with one CplD, a longer one with Completer Abort; a request the RX stage marked
-//! `unsupported`, and a locked read, is consumed and answered with UR (a CplLk for the
-//! locked read). Completions that reach here match no request of the chip's (the DMA's are
-//! taken off before, by `super::mux`) and are counted.
+//! `super::csr_read` reads a read's DWs, `super::cpl_send` sends the answer (its header
+//! from `super::cpl_fields`, its beats from `super::cpl_beats`). A read of 1 to 4 DWs is
+//! answered with one CplD, a longer one with Completer Abort; a request the RX stage
+//! marked `unsupported`, and a locked read, is consumed and answered with UR (a CplLk for
+//! the locked read). Completions that reach here match no request of the chip's (the
+//! DMA's are taken off before, by `super::mux`) and are counted.
 
-use super::cpl_beats::CplBeats;
-use super::cpl_fields::CplFields;
+use super::cpl_send::CplSend;
 use super::csr_read::CsrRead;
 use super::csr_write::CsrWrite;
 use super::req_decode::{ReqDecode, RequestKind};
@@ -30,10 +29,8 @@ pub enum CompleterState {
     Read,
     /// Consuming the rest of a packet, then answering if `respond` is set.
     Drain,
-    /// Sending the completion's first beat.
+    /// Sending the completion (`CplSend`).
     Respond,
-    /// Sending the completion's second beat (reads of 2..4 DWs).
-    Respond2,
 }
 
 // Completion status codes (PCIe Base Spec 3.0, 2.2.9) appear as literals below (rust-hdl
@@ -86,12 +83,8 @@ pub struct InternalCompleter {
     read: CsrRead,
     /// `csr.wr_be` as a bit mask.
     be_mask: ByteMask,
-    /// The latched request's length field.
-    length: Signal<Local, Bits<10>>,
-    /// The answer's header, from the latched request.
-    fields: CplFields,
-    /// The answer's beats.
-    beats: CplBeats,
+    /// The answer.
+    answer: CplSend,
 }
 
 impl Logic for InternalCompleter {
@@ -121,38 +114,29 @@ impl Logic for InternalCompleter {
         self.read.len.next = self.len.q.val();
         self.read.active.next = self.state.q.val() == CompleterState::Read;
 
-        // Completion header from the latched request.
-        self.length.next = self.h0.q.val().get_bits::<10>(0);
-        self.fields.req_dw0.next = self.h0.q.val();
-        self.fields.req_dw1.next = self.h1.q.val();
-        self.fields.addr_dw.next = self.dw_addr.q.val().get_bits::<5>(0);
-        self.fields.status.next = self.status.q.val();
-        self.fields.completer_id.next = self.completer_id.val();
-        self.beats.hdr_dw0.next = self.fields.dw0.val();
-        self.beats.hdr_dw1.next = self.fields.dw1.val();
-        self.beats.hdr_dw2.next = self.fields.dw2.val();
-        self.beats.status.next = self.status.q.val();
-        self.beats.length.next = self.length.val();
+        // The answer, from the latched request.
+        self.answer.clock.next = self.clock.val();
+        self.answer.reset.next = self.reset.val();
+        TlpSource::link(&mut self.to_xbar, &mut self.answer.to_xbar);
+        self.answer.send.next = self.state.q.val() == CompleterState::Respond;
+        self.answer.req_dw0.next = self.h0.q.val();
+        self.answer.req_dw1.next = self.h1.q.val();
+        self.answer.addr_dw.next = self.dw_addr.q.val().get_bits::<5>(0);
+        self.answer.status.next = self.status.q.val();
+        self.answer.completer_id.next = self.completer_id.val();
+        self.answer.dest.next = self.src.q.val();
         for k in 0..4 {
-            self.beats.rd_data[k].next = self.read.data[k].val();
+            self.answer.rd_data[k].next = self.read.data[k].val();
         }
+        self.ur_sent.next = self.answer.ur_sent.val();
 
         // Defaults.
         self.from_xbar.ready.next = false;
-        self.to_xbar.valid.next = false;
-        self.to_xbar.data.next = 0.into();
-        self.to_xbar.sop.next = false;
-        self.to_xbar.eop.next = false;
-        self.to_xbar.empty.next = 0.into();
-        self.to_xbar.dest.next = self.src.q.val();
-        self.to_xbar.src.next = 4.into();
-        self.to_xbar.unsupported.next = false;
         self.csr.wr_en.next = self.write.wr_en.val();
         self.csr.wr_addr.next = self.write.wr_addr.val();
         self.csr.wr_data.next = self.write.wr_data.val();
         self.csr.wr_be.next = self.write.wr_be.val();
         self.csr.rd_addr.next = self.read.rd_addr.val();
-        self.ur_sent.next = false;
         self.cpl_unexpected.next = false;
         self.dropped.next = false;
         self.status_port.next = self.src.q.val();
@@ -230,25 +214,7 @@ impl Logic for InternalCompleter {
                 }
             }
             CompleterState::Respond => {
-                self.to_xbar.valid.next = true;
-                self.to_xbar.sop.next = true;
-                self.to_xbar.data.next = self.beats.first_data.val();
-                self.to_xbar.eop.next = self.beats.first_eop.val();
-                self.to_xbar.empty.next = self.beats.first_empty.val();
-                if self.to_xbar.ready.val() {
-                    self.ur_sent.next = self.status.q.val() == 1;
-                    self.state.d.next = CompleterState::Idle;
-                    if (self.status.q.val() == 0) && (self.length.val() != 1) {
-                        self.state.d.next = CompleterState::Respond2;
-                    }
-                }
-            }
-            CompleterState::Respond2 => {
-                self.to_xbar.valid.next = true;
-                self.to_xbar.eop.next = true;
-                self.to_xbar.empty.next = self.beats.second_empty.val();
-                self.to_xbar.data.next = self.beats.second_data.val();
-                if self.to_xbar.ready.val() {
+                if self.answer.done.val() {
                     self.state.d.next = CompleterState::Idle;
                 }
             }

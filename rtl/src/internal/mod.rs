@@ -6,6 +6,7 @@
 pub mod completer;
 pub mod cpl_beats;
 pub mod cpl_fields;
+pub mod cpl_send;
 pub mod csr_read;
 pub mod csr_write;
 pub mod mux;

@@ -1,0 +1,231 @@
+//! The internal completer's answer: the completion for the latched request, its header
+//! from `super::cpl_fields` and its beats from `super::cpl_beats`, sent while `send` is
+//! held: the first beat, then (a CplD of 2 to 4 DWs) the second. A beat shown stays until
+//! the crossbar takes it.
+
+use super::cpl_beats::CplBeats;
+use super::cpl_fields::CplFields;
+use crate::stream::TlpSource;
+use rust_hdl::prelude::*;
+
+/// Sends one completion.
+#[derive(LogicBlock, Default)]
+pub struct CplSend {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: the next answer starts at its first beat.
+    pub reset: Signal<In, Bit>,
+    /// Downstream: the completion, into the crossbar.
+    pub to_xbar: TlpSource,
+    /// Send the answer (held until `done`).
+    pub send: Signal<In, Bit>,
+    /// The request's header DW 0.
+    pub req_dw0: Signal<In, Bits<32>>,
+    /// The request's header DW 1.
+    pub req_dw1: Signal<In, Bits<32>>,
+    /// The request's address bits 6:2.
+    pub addr_dw: Signal<In, Bits<5>>,
+    /// Completion status (SC 0, UR 1, CA 4).
+    pub status: Signal<In, Bits<3>>,
+    /// Completer id.
+    pub completer_id: Signal<In, Bits<16>>,
+    /// Crossbar port of the requester.
+    pub dest: Signal<In, Bits<3>>,
+    /// The DWs read, in wire byte order (with SC).
+    pub rd_data: [Signal<In, Bits<32>>; 4],
+    /// Pulse: the answer's last beat was taken.
+    pub done: Signal<Out, Bit>,
+    /// Pulse: a UR completion left.
+    pub ur_sent: Signal<Out, Bit>,
+    /// The first beat was taken; the second is on offer.
+    second: DFF<Bit>,
+    /// The header.
+    fields: CplFields,
+    /// The beats.
+    beats: CplBeats,
+}
+
+impl Logic for CplSend {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, second);
+        self.fields.req_dw0.next = self.req_dw0.val();
+        self.fields.req_dw1.next = self.req_dw1.val();
+        self.fields.addr_dw.next = self.addr_dw.val();
+        self.fields.status.next = self.status.val();
+        self.fields.completer_id.next = self.completer_id.val();
+        self.beats.hdr_dw0.next = self.fields.dw0.val();
+        self.beats.hdr_dw1.next = self.fields.dw1.val();
+        self.beats.hdr_dw2.next = self.fields.dw2.val();
+        self.beats.status.next = self.status.val();
+        self.beats.length.next = self.req_dw0.val().get_bits::<10>(0);
+        for k in 0..4 {
+            self.beats.rd_data[k].next = self.rd_data[k].val();
+        }
+
+        self.to_xbar.valid.next = false;
+        self.to_xbar.data.next = 0.into();
+        self.to_xbar.sop.next = false;
+        self.to_xbar.eop.next = false;
+        self.to_xbar.empty.next = 0.into();
+        self.to_xbar.dest.next = self.dest.val();
+        self.to_xbar.src.next = 4.into();
+        self.to_xbar.unsupported.next = false;
+        self.done.next = false;
+        self.ur_sent.next = false;
+        if self.send.val() {
+            self.to_xbar.valid.next = true;
+            if !self.second.q.val() {
+                self.to_xbar.sop.next = true;
+                self.to_xbar.data.next = self.beats.first_data.val();
+                self.to_xbar.eop.next = self.beats.first_eop.val();
+                self.to_xbar.empty.next = self.beats.first_empty.val();
+                if self.to_xbar.ready.val() {
+                    self.ur_sent.next = self.status.val() == 1;
+                    self.second.d.next = !self.beats.first_eop.val();
+                    self.done.next = self.beats.first_eop.val();
+                }
+            } else {
+                self.to_xbar.eop.next = true;
+                self.to_xbar.data.next = self.beats.second_data.val();
+                self.to_xbar.empty.next = self.beats.second_empty.val();
+                if self.to_xbar.ready.val() {
+                    self.second.d.next = false;
+                    self.done.next = true;
+                }
+            }
+        }
+        if self.reset.val() {
+            self.second.d.next = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::{Lcg, Stepper};
+    use crate::verilog::checks::lint_verilog;
+    use crate::verilog::export::block_verilog;
+
+    /// One beat as the crossbar takes it: data, sop, eop, empty.
+    type Beat = (u128, bool, bool, u64);
+
+    /// Random answers (SC reads of 1 to 4 DWs, UR and CA) sent under random crossbar
+    /// backpressure, with random gaps between them: the beats taken are the ones
+    /// `cpl_fields` and `cpl_beats` make for the request, in order, each shown until taken;
+    /// `done` ends each answer once and `ur_sent` marks each UR.
+    #[test]
+    fn sends_the_beats_of_each_answer_in_order_under_backpressure() {
+        let mut s = Stepper::new(CplSend::default(), |b| &mut b.clock);
+        let mut rng = Lcg(0xC5E4D);
+        s.uut.reset.next = true;
+        s.tick();
+        s.uut.reset.next = false;
+        let mut two_beats = 0;
+        for answer in 0..1_500 {
+            let status = [0u64, 1, 4][rng.below(3) as usize];
+            let len = 1 + rng.below(4);
+            let dw0 = len;
+            let dw1 = rng.below(1 << 16) << 16 | rng.below(256) << 8 | 0xFF;
+            let (addr_dw, completer, dest) = (rng.below(32), rng.below(1 << 16), rng.below(5));
+            let data: Vec<u64> = (0..4).map(|_| rng.next_u64() & 0xFFFF_FFFF).collect();
+            let u = &mut s.uut;
+            u.req_dw0.next = dw0.into();
+            u.req_dw1.next = dw1.into();
+            u.addr_dw.next = addr_dw.into();
+            u.status.next = status.into();
+            u.completer_id.next = completer.into();
+            u.dest.next = dest.into();
+            for (k, d) in data.iter().enumerate() {
+                u.rd_data[k].next = (*d).into();
+            }
+            // The beats the combinational blocks make for this request.
+            s.settle();
+            let b = &s.uut.beats;
+            let mut want: Vec<Beat> = vec![(
+                b.first_data.val().to_u128(),
+                true,
+                b.first_eop.val(),
+                if b.first_eop.val() {
+                    b.first_empty.val().to_u64()
+                } else {
+                    0
+                },
+            )];
+            if !b.first_eop.val() {
+                want.push((
+                    b.second_data.val().to_u128(),
+                    false,
+                    true,
+                    b.second_empty.val().to_u64(),
+                ));
+            }
+            assert_eq!(want.len() == 2, status == 0 && len > 1, "answer {answer}");
+            two_beats += usize::from(want.len() == 2);
+
+            let (mut got, mut ur, mut shown): (Vec<Beat>, usize, Option<Beat>) =
+                (Vec::new(), 0, None);
+            let start = s.cycle;
+            loop {
+                assert!(s.cycle - start < 100, "answer {answer}: stalled");
+                let ready = rng.chance(0.5);
+                s.uut.send.next = true;
+                s.uut.to_xbar.ready.next = ready;
+                s.settle();
+                let o = &s.uut.to_xbar;
+                assert!(
+                    o.valid.val(),
+                    "answer {answer}: a beat on offer while sending"
+                );
+                assert_eq!(o.dest.val().to_u64(), dest);
+                let beat = (
+                    o.data.val().to_u128(),
+                    o.sop.val(),
+                    o.eop.val(),
+                    o.empty.val().to_u64(),
+                );
+                if let Some(prev) = shown {
+                    assert_eq!(beat, prev, "answer {answer}: a beat shown stays");
+                }
+                shown = if ready { None } else { Some(beat) };
+                let done = s.uut.done.val();
+                ur += usize::from(s.uut.ur_sent.val());
+                if ready {
+                    got.push(beat);
+                }
+                assert_eq!(
+                    done,
+                    ready && beat.2,
+                    "answer {answer}: done at the last beat"
+                );
+                s.tick();
+                if done {
+                    break;
+                }
+            }
+            assert_eq!(got, want, "answer {answer}: status {status}, {len} DWs");
+            assert_eq!(ur, usize::from(status == 1), "answer {answer}: ur_sent");
+            s.uut.send.next = false;
+            for _ in 0..rng.below(3) {
+                s.settle();
+                assert!(
+                    !s.uut.to_xbar.valid.val(),
+                    "answer {answer}: nothing between"
+                );
+                s.tick();
+            }
+        }
+        assert!(two_beats > 300, "{two_beats} two-beat answers");
+    }
+
+    #[test]
+    fn cpl_send_lints_clean() {
+        let mut uut = CplSend::default();
+        lint_verilog(
+            &block_verilog(&mut uut, "internal_cpl_send"),
+            "internal_cpl_send",
+        )
+        .unwrap();
+    }
+}
