@@ -177,6 +177,7 @@ pub struct DmaChannel {
     pub count: Signal<Out, Bits<32>>,
     /// `CURRENT`.
     pub current: Signal<Out, Bits<64>>,
+    /// Where the channel is in its chain.
     state: DFF<ChanState>,
     /// Why the channel stopped (`ErrorCause`), 0 while it has not failed.
     cause: DFF<Bits<4>>,

@@ -101,16 +101,23 @@ pub struct LinkCtrl {
     cfg: CfgSpace,
     /// The root complex's bring-up engine.
     rc: BringUp,
+    /// Endpoint role: cycles since link up while never ready, up to `ep_timeout`.
     ep_timer: DFF<Bits<32>>,
     /// `ep_timer` had reached `ep_timeout` in the cycle before: the not-configured error
     /// shows a cycle after the timeout, from a register, so the CSR read answer that
     /// reports it waits on no 32-bit compare.
     ep_late: DFF<Bit>,
+    /// The endpoint was ready once since link up (the timeout error is not raised again).
     ep_was_ready: DFF<Bit>,
+    /// TX: a beat was shown and not taken; its source stays selected...
     locked: DFF<Bit>,
+    /// ...and it was the bring-up engine's.
     locked_rc: DFF<Bit>,
+    /// Endpoint role: link up, memory space and bus master enabled.
     ep_ready: Signal<Local, Bit>,
+    /// TX: the bring-up engine's beat is shown (else the config space's answer).
     sel_rc: Signal<Local, Bit>,
+    /// `LinkState` and `LinkError` codes.
     st_down: Constant<Bits<4>>,
     st_identify: Constant<Bits<4>>,
     st_ready: Constant<Bits<4>>,
