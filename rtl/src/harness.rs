@@ -297,6 +297,14 @@ impl BeatOut for PortSource {
     }
 }
 
+/// The register bits four byte enables cover (enable k: bits 8k+7..8k), as tests model a
+/// write.
+pub fn byte_mask(be: u64) -> u32 {
+    (0..4)
+        .filter(|k| be >> k & 1 == 1)
+        .fold(0, |m, k| m | 0xFF << (8 * k))
+}
+
 /// A tiny deterministic generator, so block tests need no RNG dependency.
 #[derive(Clone, Debug)]
 pub struct Lcg(pub u64);

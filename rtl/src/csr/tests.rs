@@ -6,7 +6,7 @@ use super::dma_regs::DmaRegs;
 use super::regs::CsrRegs;
 use super::route_regs::RouteRegs;
 use super::target_regs::{TargetRegs, TARGETS};
-use crate::harness::{Lcg, Stepper};
+use crate::harness::{byte_mask, Lcg, Stepper};
 use peach2_regmap::address::MAX_NODES;
 use peach2_regmap::csr::*;
 use rust_hdl::prelude::*;
@@ -52,9 +52,7 @@ impl OnCsrBus for DmaRegs {
 
 /// Presents a write (the next edge takes it).
 fn present_write<B: OnCsrBus>(s: &mut Stepper<B>, byte_offset: u32, data: u32, be: u64) {
-    let mask = (0..4)
-        .filter(|k| be >> k & 1 == 1)
-        .fold(0u64, |m, k| m | 0xFF << (8 * k));
+    let mask = u64::from(byte_mask(be));
     let csr = s.uut.csr();
     csr.wr_en.next = true;
     csr.wr_addr.next = u64::from(byte_offset / 4).into();
@@ -138,13 +136,6 @@ fn random_accesses<B: OnCsrBus>(
     );
 }
 
-/// The byte mask of byte enables.
-fn bytes(be: u64) -> u32 {
-    (0..4)
-        .filter(|k| be >> k & 1 == 1)
-        .fold(0, |m, k| m | 0xFF << (8 * k))
-}
-
 #[test]
 fn route_entries_take_the_bytes_written_and_read_back() {
     let offsets: Vec<u32> = (0..MAX_NODES as u32).map(route).collect();
@@ -187,7 +178,7 @@ fn target_bases_and_enables_take_the_bytes_written_and_read_back() {
             .clone()
             .any(|t| off == target_lo(t) || off == target_hi(t))
         {
-            bytes(be)
+            byte_mask(be)
         } else if ts.clone().any(|t| off == target_ctrl(t)) {
             (be & 1) as u32
         } else {

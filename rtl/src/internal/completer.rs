@@ -73,10 +73,10 @@ pub struct InternalCompleter {
     respond: DFF<Bit>,
     /// The request's BAR0 DW address.
     dw_addr: DFF<Bits<14>>,
-    /// Its length in DWs.
-    len: DFF<Bits<11>>,
     /// The beat on the input, as a request's header (meaningful on `sop`).
     req: ReqDecode,
+    /// A request's header beat is on the input while idle: the stages load it.
+    header: Signal<Local, Bit>,
     /// Applies a write's payload.
     write: CsrWrite,
     /// Reads a read's DWs.
@@ -90,7 +90,7 @@ pub struct InternalCompleter {
 impl Logic for InternalCompleter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, h0, h1, src, status, respond, dw_addr, len);
+        dff_setup!(self, clock, state, h0, h1, src, status, respond, dw_addr);
         self.req.data.next = self.from_xbar.data.val();
         self.req.unsupported.next = self.from_xbar.unsupported.val();
         // The write and read stages load at every header beat; the state says which runs.
@@ -98,9 +98,10 @@ impl Logic for InternalCompleter {
         self.write.data.next = self.from_xbar.data.val();
         self.write.valid.next = self.from_xbar.valid.val();
         self.write.eop.next = self.from_xbar.eop.val();
-        self.write.load.next = (self.state.q.val() == CompleterState::Idle)
+        self.header.next = (self.state.q.val() == CompleterState::Idle)
             && self.from_xbar.valid.val()
             && self.from_xbar.sop.val();
+        self.write.load.next = self.header.val();
         self.write.dw_addr.next = self.req.dw_addr.val();
         self.write.len.next = self.req.len.val();
         self.write.four_dw.next = self.req.four_dw.val();
@@ -109,9 +110,10 @@ impl Logic for InternalCompleter {
         self.write.active.next = self.state.q.val() == CompleterState::Write;
         self.read.clock.next = self.clock.val();
         self.read.rd_data.next = self.csr.rd_data.val();
-        self.read.load.next = self.write.load.val();
+        self.read.load.next = self.header.val();
         self.read.dw_addr.next = self.dw_addr.q.val();
-        self.read.len.next = self.len.q.val();
+        // A read reaches `Read` only with 1 to 4 DWs: its length field's low bits.
+        self.read.len.next = self.h0.q.val().get_bits::<3>(0);
         self.read.active.next = self.state.q.val() == CompleterState::Read;
 
         // The answer, from the latched request.
@@ -148,7 +150,6 @@ impl Logic for InternalCompleter {
                     self.h1.d.next = self.from_xbar.data.val().get_bits::<32>(32);
                     self.src.d.next = self.from_xbar.src.val();
                     self.dw_addr.d.next = self.req.dw_addr.val();
-                    self.len.d.next = self.req.len.val();
                     self.respond.d.next = false;
                     self.status.d.next = 1.into();
                     self.state.d.next = CompleterState::Drain;

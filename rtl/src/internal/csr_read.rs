@@ -20,7 +20,7 @@ pub struct CsrRead {
     /// The request's first BAR0 DW address (held for the request).
     pub dw_addr: Signal<In, Bits<14>>,
     /// DWs to read, 1..=4 (held for the request).
-    pub len: Signal<In, Bits<11>>,
+    pub len: Signal<In, Bits<3>>,
     /// The completer is reading.
     pub active: Signal<In, Bit>,
     /// Pulse: the last DW is read (in `data` from the next cycle).
@@ -34,7 +34,7 @@ pub struct CsrRead {
     /// The DWs read.
     dws: [DFF<Bits<32>>; 4],
     /// DWs read once the current one is taken.
-    count: Signal<Local, Bits<11>>,
+    count: Signal<Local, Bits<3>>,
     /// The DW on `rd_data` in wire order.
     lane: WireOrder,
 }
@@ -49,7 +49,7 @@ impl Logic for CsrRead {
             self.data[k].next = self.dws[k].q.val();
         }
         self.lane.dw.next = self.rd_data.val();
-        self.count.next = bit_cast::<11, 3>(self.index.q.val()) + 1;
+        self.count.next = self.index.q.val() + 1;
         self.rd_addr.next = self.dw_addr.val() + bit_cast::<14, 3>(self.index.q.val());
         self.done.next = false;
 
