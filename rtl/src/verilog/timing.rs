@@ -89,6 +89,26 @@ pub struct TimingPath {
     /// Where it ends: a register (with the pin, if not its data), a memory input or an
     /// output.
     pub end: String,
+    /// The signals it passes that have Verilog names, from its start, each with its
+    /// depth there (the mapping keeps the names of the nets it does not fold into a LUT;
+    /// most intermediate ones are gone).
+    pub via: Vec<(u32, String)>,
+}
+
+impl TimingPath {
+    /// `via a (1) > b (4)`, the signals the path passes and their depths; empty when it
+    /// passes none with a Verilog name.
+    pub fn via_text(&self) -> String {
+        if self.via.is_empty() {
+            return String::new();
+        }
+        let steps: Vec<String> = self
+            .via
+            .iter()
+            .map(|(depth, name)| format!("{name} ({depth})"))
+            .collect();
+        format!("via {}", steps.join(" > "))
+    }
 }
 
 /// The LUT depth of a design's register-to-register paths after mapping to 6-input LUTs.
@@ -140,12 +160,16 @@ impl TimingReport {
         )
     }
 
-    /// The worst paths, one line each.
+    /// The worst paths, one line each, then the signals each passes, a line each.
     pub fn path_lines(&self) -> Vec<String> {
-        self.paths
-            .iter()
-            .map(|p| format!("depth {:>2}: {} -> {}", p.depth, p.start, p.end))
-            .collect()
+        let mut lines = Vec::new();
+        for p in &self.paths {
+            lines.push(format!("depth {:>2}: {} -> {}", p.depth, p.start, p.end));
+            if !p.via.is_empty() {
+                lines.push(format!("          {}", p.via_text()));
+            }
+        }
+        lines
     }
 
     /// The path ends over the limit, in one line: `None` when there are none.
@@ -168,17 +192,19 @@ impl TimingReport {
     }
 
     /// Every signal over the limit, a line each (deepest first, then by name): depth,
-    /// bits over the limit, the signal, the start of its deepest path. Two runs' tables
-    /// diff into what a change shortened or lengthened, where the totals move with the
-    /// mapping's noise.
+    /// bits over the limit, the signal, the start of its deepest path and the named
+    /// signals it passes. Two runs' tables diff into what a change shortened or
+    /// lengthened, where the totals move with the mapping's noise.
     pub fn over_limit_table(&self) -> String {
         let mut out = format!(
             "# Signals with register-to-register paths deeper than {MAX_LUT_DEPTH} LUT levels.\n\
-             # depth  bits  signal  <-  start of its deepest path\n"
+             # depth  bits  signal  <-  start of its deepest path  [via the named signals it passes (their depth)]\n"
         );
         for o in &self.over_limit_list {
+            let via = o.worst.via_text();
+            let sep = if via.is_empty() { "" } else { "  " };
             out.push_str(&format!(
-                "{:>3} {:>5}  {}  <-  {}\n",
+                "{:>3} {:>5}  {}  <-  {}{sep}{via}\n",
                 o.worst.depth, o.bits, o.signal, o.worst.start
             ));
         }

@@ -137,7 +137,7 @@ pub(super) fn analyse(
         .ends
         .iter()
         .map(|(bit, end)| {
-            let start = graph.start_of(*bit, &arrival);
+            let (start, way) = graph.trace(*bit, &arrival);
             TimingPath {
                 depth: arrival.get(bit).copied().unwrap_or(0),
                 start: graph
@@ -146,6 +146,10 @@ pub(super) fn analyse(
                     .cloned()
                     .unwrap_or_else(|| names.of(start)),
                 end: end.clone(),
+                via: way
+                    .into_iter()
+                    .filter_map(|b| Some((arrival.get(&b).copied()?, names.verilog(b)?)))
+                    .collect(),
             }
         })
         .collect();
@@ -251,6 +255,14 @@ impl NetNames {
             }
         }
         NetNames(best)
+    }
+
+    /// The bit's name if the Verilog gave it one (not one Yosys or ABC made up).
+    fn verilog(&self, bit: u64) -> Option<String> {
+        self.0
+            .get(&bit)
+            .filter(|((hidden, made_up, _), _)| *hidden == 0 && !made_up)
+            .map(|(_, l)| l.clone())
     }
 
     fn of(&self, bit: u64) -> String {
@@ -479,19 +491,21 @@ impl Graph {
             .collect())
     }
 
-    /// Walks back from `bit` along the deepest inputs to a path start.
-    fn start_of(&self, mut bit: u64, arrival: &HashMap<u64, u32>) -> u64 {
+    /// Walks back from `bit` along the deepest inputs to a path start: the start, and
+    /// the bits on the way in order from it (the start not among them, `bit` last).
+    fn trace(&self, mut bit: u64, arrival: &HashMap<u64, u32>) -> (u64, Vec<u64>) {
+        let mut way = Vec::new();
         while let Some(&node) = self.driver.get(&bit) {
             let deepest = self.nodes[node]
                 .inputs
                 .iter()
                 .copied()
                 .max_by_key(|b| (arrival.get(b).copied().unwrap_or(0), std::cmp::Reverse(*b)));
-            match deepest {
-                Some(b) => bit = b,
-                None => break,
-            }
+            let Some(b) = deepest else { break };
+            way.push(bit);
+            bit = b;
         }
-        bit
+        way.reverse();
+        (bit, way)
     }
 }

@@ -75,6 +75,19 @@ fn netlist_depths_count_luts_carry_chains_and_unclocked_reads() {
         ]
     );
     assert_eq!(r.worst_depth, 4);
+    // The worst path passes one signal the Verilog named (the LUT before it and the
+    // adder's output have made-up names).
+    assert_eq!(r.paths[0].via, [(2, "mix".to_string())]);
+    assert_eq!(r.paths[0].via_text(), "via mix (2)");
+    assert!(r.paths[1].via.is_empty());
+    assert_eq!(
+        r.path_lines()[..3],
+        [
+            "depth  4: r0 -> out",
+            "          via mix (2)",
+            "depth  3: out -> q"
+        ]
+    );
     assert!(r.over_limit.is_empty() && r.over_limit_line().is_none());
     assert!(r.over_limit_list.is_empty());
     assert_eq!(
@@ -215,10 +228,21 @@ fn a_deeper_design_is_reported_over_the_limit() {
     assert_eq!(y.worst, r.paths[0]);
     let table = r.over_limit_table();
     let rows: Vec<&str> = table.lines().filter(|l| !l.starts_with('#')).collect();
+    let via = if worst.via.is_empty() {
+        String::new()
+    } else {
+        format!("  {}", worst.via_text())
+    };
     assert_eq!(
         rows,
-        [format!("  7 {bits:>5}  y  <-  {}", worst.start)],
+        [format!("  7 {bits:>5}  y  <-  {}{via}", worst.start)],
         "{table}"
+    );
+    // The path's named signals come in order of depth, each shallower than its end.
+    assert!(
+        worst.via.windows(2).all(|w| w[0].0 <= w[1].0)
+            && worst.via.iter().all(|(d, _)| (1..=7).contains(d)),
+        "{worst:?}"
     );
     assert_eq!(
         r.verdict(),
