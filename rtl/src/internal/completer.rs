@@ -55,7 +55,8 @@ pub struct InternalCompleter {
     pub ur_sent: Signal<Out, Bit>,
     /// Pulse: a completion matched no request.
     pub cpl_unexpected: Signal<Out, Bit>,
-    /// Pulse: a request was dropped here (from port `status_port`).
+    /// Pulse: a request was dropped here (from port `status_port`), the cycle after its
+    /// header.
     pub dropped: Signal<Out, Bit>,
     /// Port the pulses above refer to.
     pub status_port: Signal<Out, Bits<3>>,
@@ -73,6 +74,9 @@ pub struct InternalCompleter {
     respond: DFF<Bit>,
     /// The request's BAR0 DW address.
     dw_addr: DFF<Bits<14>>,
+    /// The request was dropped: `dropped` leaves from a register, so the port counters
+    /// behind it do not wait on the request's decode (`src` holds its port by then).
+    drop_q: DFF<Bit>,
     /// The beat on the input, as a request's header (meaningful on `sop`).
     req: ReqDecode,
     /// A request's header beat is on the input while idle: the stages load it.
@@ -90,7 +94,7 @@ pub struct InternalCompleter {
 impl Logic for InternalCompleter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, h0, h1, src, status, respond, dw_addr);
+        dff_setup!(self, clock, state, h0, h1, src, status, respond, dw_addr, drop_q);
         self.req.data.next = self.from_xbar.data.val();
         self.req.unsupported.next = self.from_xbar.unsupported.val();
         // The write and read stages load at every header beat; the state says which runs.
@@ -140,7 +144,8 @@ impl Logic for InternalCompleter {
         self.csr.wr_be.next = self.write.wr_be.val();
         self.csr.rd_addr.next = self.read.rd_addr.val();
         self.cpl_unexpected.next = false;
-        self.dropped.next = false;
+        self.drop_q.d.next = false;
+        self.dropped.next = self.drop_q.q.val();
         self.status_port.next = self.src.q.val();
 
         match self.state.q.val() {
@@ -153,6 +158,8 @@ impl Logic for InternalCompleter {
                     self.respond.d.next = false;
                     self.status.d.next = 1.into();
                     self.state.d.next = CompleterState::Drain;
+                    // A read's only beat is taken now; its length says what follows.
+                    self.from_xbar.ready.next = self.req.is_read.val() && self.from_xbar.eop.val();
                     match self.req.kind.val() {
                         RequestKind::Unsupported => {
                             self.respond.d.next = true;
@@ -164,26 +171,26 @@ impl Logic for InternalCompleter {
                             self.state.d.next = CompleterState::Write;
                             if self.req.outside.val() {
                                 self.state.d.next = CompleterState::Drain;
-                                self.dropped.next = true;
-                                self.status_port.next = self.from_xbar.src.val();
+                                self.drop_q.d.next = true;
                             }
                         }
                         RequestKind::Dropped => {
-                            self.dropped.next = true;
-                            self.status_port.next = self.from_xbar.src.val();
+                            self.drop_q.d.next = true;
                         }
                         RequestKind::Read => {
                             // A read with more beats than its header is answered UR.
                             self.respond.d.next = true;
                             if self.from_xbar.eop.val() {
                                 self.status.d.next = 0.into();
-                                self.from_xbar.ready.next = true;
                                 self.state.d.next = CompleterState::Read;
                             }
                         }
                         RequestKind::LongRead => {
                             self.respond.d.next = true;
                             self.status.d.next = 4.into();
+                            if self.from_xbar.eop.val() {
+                                self.state.d.next = CompleterState::Respond;
+                            }
                         }
                     }
                 } else if self.from_xbar.valid.val() {
@@ -225,6 +232,7 @@ impl Logic for InternalCompleter {
         self.csr.wr_mask.next = self.be_mask.mask.val();
         if self.reset.val() {
             self.state.d.next = CompleterState::Idle;
+            self.drop_q.d.next = false;
         }
     }
 }

@@ -5,7 +5,7 @@ use super::completer::InternalCompleter;
 use crate::csr::bus::CsrBus;
 use crate::csr::regs::CsrRegs;
 use crate::harness::{packet_beats, Stepper, StreamDriver, StreamMonitor, TestBeat};
-use crate::stream::{PORT_E, PORT_INTERNAL, PORT_N};
+use crate::stream::{PORT_E, PORT_INTERNAL, PORT_N, PORT_S};
 use peach2_regmap::csr::{target_hi, target_lo, ID, ID_VALUE, SCRATCH};
 use rust_hdl::prelude::*;
 
@@ -71,6 +71,7 @@ struct Bench {
     drv: StreamDriver,
     mon: StreamMonitor,
     ur_sent: Vec<u64>,
+    dropped: Vec<u64>,
     unexpected: u32,
 }
 
@@ -85,6 +86,7 @@ impl Bench {
             drv: StreamDriver::new(0.5, seed),
             mon: StreamMonitor::new(0.5, seed + 7),
             ur_sent: Vec::new(),
+            dropped: Vec::new(),
             unexpected: 0,
         }
     }
@@ -111,6 +113,9 @@ impl Bench {
             self.mon.sample(&c.to_xbar);
             if c.ur_sent.val() {
                 self.ur_sent.push(c.status_port.val().to_u64());
+            }
+            if c.dropped.val() {
+                self.dropped.push(c.status_port.val().to_u64());
             }
             self.unexpected += u32::from(c.cpl_unexpected.val());
             self.s.tick();
@@ -194,6 +199,11 @@ fn unserved_requests_get_ur_or_ca_and_completions_are_counted() {
     // An I/O read nobody serves: UR with byte count 4 and lower address 0, whatever its
     // byte enables and address (PCIe 3.0 2.2.9).
     b.send(&[0x0200_0001, 0x0100_0802, 0x0000_1006 & !3], PORT_E, true);
+    // A message (Msg, routed to the root complex) from E: nothing here takes it, it is
+    // dropped without an answer and counted against E; one from S after it.
+    let msg = [0x3000_0000, 0x0100_0020, 0, 0];
+    b.send(&msg, PORT_E, false);
+    b.send(&msg, PORT_S, false);
     b.run(5);
     let p = &b.mon.packets;
     assert_eq!(p[0], answer(&cpld(1, 1, 4, 0x0A, 0x40, &[]), PORT_E));
@@ -205,6 +215,7 @@ fn unserved_requests_get_ur_or_ca_and_completions_are_counted() {
     assert_eq!(p[4], answer(&cpld(1, 1, 4, 8, 0, &[]), PORT_E));
     assert_eq!(b.ur_sent, vec![PORT_E, PORT_E, PORT_N, PORT_E]);
     assert_eq!(b.unexpected, 1);
+    assert_eq!(b.dropped, vec![PORT_E, PORT_S]);
 }
 
 #[test]

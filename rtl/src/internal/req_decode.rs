@@ -63,6 +63,9 @@ pub struct ReqDecode {
     pub four_dw: Signal<Out, Bit>,
     /// A `Write` to the internal-memory target outside its windows: dropped.
     pub outside: Signal<Out, Bit>,
+    /// A `Read` or a `LongRead`: a memory read, whatever its length. The completer takes
+    /// a read's only beat on this, so its `ready` waits on no length compare.
+    pub is_read: Signal<Out, Bit>,
     fmt: Signal<Local, Bits<3>>,
     kind_type: Signal<Local, Bits<5>>,
     /// Address bits 31:0.
@@ -86,6 +89,7 @@ impl Default for ReqDecode {
             len: Default::default(),
             four_dw: Default::default(),
             outside: Default::default(),
+            is_read: Default::default(),
             fmt: Default::default(),
             kind_type: Default::default(),
             addr_lo: Default::default(),
@@ -149,6 +153,8 @@ impl Logic for ReqDecode {
         } else if (self.kind_type.val() == 1) && !self.fmt.val().get_bit(1) {
             self.kind.next = RequestKind::Unsupported;
         }
+        self.is_read.next =
+            !self.unsupported.val() && (self.kind_type.val() == 0) && !self.fmt.val().get_bit(1);
     }
 }
 
@@ -252,6 +258,11 @@ mod tests {
             assert_eq!(
                 got, kind,
                 "case {i}: fmt {fmt} type {kind_type} len {len} addr {addr:#x}"
+            );
+            assert_eq!(
+                uut.is_read.val(),
+                matches!(kind, RequestKind::Read | RequestKind::LongRead),
+                "case {i}: fmt {fmt} type {kind_type} len {len}"
             );
             if matches!(kind, RequestKind::Write | RequestKind::Read) {
                 assert_eq!(uut.dw_addr.val().to_u64(), dw, "case {i}: addr {addr:#x}");
