@@ -31,6 +31,9 @@ pub struct WriteBeat<const C: usize, const CB: usize> {
     pub total: Signal<In, Bits<9>>,
     /// Lane index of the beat's lane 0 (0 for the first beat, then 4, 8, ...).
     pub tidx: Signal<In, Bits<9>>,
+    /// The beat is the TLP's last (`tidx + 4 >= total`). The generator keeps it in a
+    /// register, a beat ahead, so its pick of the next TLP waits on no comparison.
+    pub last: Signal<In, Bit>,
     /// Ring position of lane index 0 (the first payload DW's, less the header DWs).
     pub cur: Signal<In, Bits<16>>,
     /// The payload is `value` (a one-DW write), not reorder-buffer data.
@@ -43,8 +46,6 @@ pub struct WriteBeat<const C: usize, const CB: usize> {
     pub bank_rdata: [Signal<In, Bits<32>>; 4],
     /// Per bank: the reorder buffer row to read.
     pub bank_raddr: [Signal<Out, Bits<10>>; 4],
-    /// The beat is the TLP's last.
-    pub last_beat: Signal<Out, Bit>,
     /// Stage B: a beat leaves.
     pub out_valid: Signal<Out, Bit>,
     /// Its lanes, lane 0 in bits 31:0.
@@ -57,8 +58,6 @@ pub struct WriteBeat<const C: usize, const CB: usize> {
     pub out_empty: Signal<Out, Bits<2>>,
     /// The TLP's crossbar destination.
     pub out_dest: Signal<Out, Bits<3>>,
-    /// Stage A: the lane index after this beat.
-    tidx_next: Signal<Local, Bits<9>>,
     /// Per lane, its ring position.
     lane_pos: [Signal<Local, Bits<16>>; 4],
     /// Per lane, its lane index in the TLP.
@@ -101,20 +100,19 @@ impl<const C: usize, const CB: usize> WriteBeat<C, CB> {
             hdr_dws: Default::default(),
             total: Default::default(),
             tidx: Default::default(),
+            last: Default::default(),
             cur: Default::default(),
             imm: Default::default(),
             value: Default::default(),
             dest: Default::default(),
             bank_rdata: Default::default(),
             bank_raddr: Default::default(),
-            last_beat: Default::default(),
             out_valid: Default::default(),
             out_data: Default::default(),
             out_sop: Default::default(),
             out_eop: Default::default(),
             out_empty: Default::default(),
             out_dest: Default::default(),
-            tidx_next: Default::default(),
             lane_pos: Default::default(),
             lane_idx: Default::default(),
             rows: RingRows::new(),
@@ -160,9 +158,6 @@ impl<const C: usize, const CB: usize> Logic for WriteBeat<C, CB> {
         }
 
         // Stage A: what each lane carries; the payload lanes' rows to the banks.
-        // The sum in its own 9 bits first: inside the comparison Verilog would widen it.
-        self.tidx_next.next = self.tidx.val() + 4;
-        self.last_beat.next = self.tidx_next.val() >= self.total.val();
         self.lane_pos[0].next = self.cur.val() + bit_cast::<16, 9>(self.tidx.val());
         self.lane_pos[1].next = self.lane_pos[0].val() + 1;
         self.lane_pos[2].next = self.lane_pos[0].val() + 2;
@@ -207,9 +202,9 @@ impl<const C: usize, const CB: usize> Logic for WriteBeat<C, CB> {
         if self.issue.val() {
             self.b_const_lane.d.next = !self.from_ring.val();
             self.b_sop.d.next = self.tidx.val() == 0;
-            self.b_eop.d.next = self.last_beat.val();
+            self.b_eop.d.next = self.last.val();
             self.b_empty.d.next = 0.into();
-            if self.last_beat.val() {
+            if self.last.val() {
                 // 4 - (total mod 4) lanes are left over, none when it is a multiple of 4.
                 if self.total.val().get_bits::<2>(0) == 1 {
                     self.b_empty.d.next = 3.into();
@@ -313,6 +308,8 @@ mod tests {
             u.hdr_dws.next = t.hdr_dws.into();
             u.total.next = t.total.into();
             u.tidx.next = (*tidx).into();
+            let last = tidx + 4 >= t.total;
+            u.last.next = last;
             u.cur.next = t.cur.into();
             u.imm.next = t.imm;
             u.value.next = u64::from(t.value).into();
@@ -336,8 +333,6 @@ mod tests {
                 }
                 None => assert!(!u.out_valid.val() || cycle == 0, "cycle {cycle}: no beat"),
             }
-            let last = tidx + 4 >= t.total;
-            assert_eq!(u.last_beat.val(), last, "cycle {cycle}: last beat");
             let raddr: [u64; 4] = std::array::from_fn(|b| u.bank_raddr[b].val().to_u64());
             if issue && cycle > 0 {
                 let mut data = 0u128;

@@ -72,6 +72,12 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     a_total: DFF<Bits<9>>,
     /// Lane index of the next beat's lane 0.
     a_tidx: DFF<Bits<9>>,
+    /// The next beat is the TLP's last (`a_tidx + 4 >= a_total`), known a beat ahead so
+    /// the pick of the next TLP and the channels' grants wait on no comparison.
+    a_last: DFF<Bit>,
+    /// `a_tidx` two beats on, in its own 9 bits (inside the comparison Verilog would
+    /// widen the sum).
+    tidx_after: Signal<Local, Bits<9>>,
     /// Ring position of lane index 0.
     a_cur: DFF<Bits<16>>,
     /// It carries `a_value`, not reorder-buffer data.
@@ -94,15 +100,18 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     take: Signal<Local, Bit>,
     /// Per channel, before the pick: its address needs the 4-DW header (`forms`), the
     /// TLP's DWs with the header's (`a_total`) and the ring position of lane index 0
-    /// (`a_cur`), so these sums wait on no round robin.
+    /// (`a_cur`), so these sums wait on no round robin; both forms' sums, chosen after,
+    /// so they wait on no address compare either.
     forms: HeaderForms<C>,
     total_each: [Signal<Local, Bits<9>>; C],
     cur_each: [Signal<Local, Bits<16>>; C],
-    /// Channel c's payload DWs and header DWs, inside that loop.
+    /// Bit c: channel c's write is one beat (at most 4 DWs with its header).
+    one_beat: Signal<Local, Bits<C>>,
+    /// Channel c's payload DWs, inside that loop.
     len_c: Signal<Local, Bits<7>>,
-    hdr_c: Signal<Local, Bits<9>>,
-    /// The picked channel's header form, `total_each`, `cur_each`.
+    /// The picked channel's header form, `one_beat`, `total_each`, `cur_each`.
     g_wide: Signal<Local, Bit>,
+    g_one_beat: Signal<Local, Bit>,
     g_total: Signal<Local, Bits<9>>,
     g_cur: Signal<Local, Bits<16>>,
     /// The picked channel's payload DWs.
@@ -144,6 +153,8 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             a_hdr_dws: Default::default(),
             a_total: Default::default(),
             a_tidx: Default::default(),
+            a_last: Default::default(),
+            tidx_after: Default::default(),
             a_cur: Default::default(),
             a_imm: Default::default(),
             a_value: Default::default(),
@@ -157,9 +168,10 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             forms: HeaderForms::new(),
             total_each: array_init::array_init(|_| Default::default()),
             cur_each: array_init::array_init(|_| Default::default()),
+            one_beat: Default::default(),
             len_c: Default::default(),
-            hdr_c: Default::default(),
             g_wide: Default::default(),
+            g_one_beat: Default::default(),
             g_total: Default::default(),
             g_cur: Default::default(),
             g_len: Default::default(),
@@ -180,8 +192,8 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, last, busy, room, a_chan, a_hdr_dws, a_total, a_tidx, a_cur, a_imm,
-            a_value, a_dest
+            self, clock, last, busy, room, a_chan, a_hdr_dws, a_total, a_tidx, a_last, a_cur,
+            a_imm, a_value, a_dest
         );
         for k in 0..4 {
             self.a_hdr[k].clock.next = self.clock.val();
@@ -216,6 +228,7 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.beat.hdr_dws.next = self.a_hdr_dws.q.val();
         self.beat.total.next = self.a_total.q.val();
         self.beat.tidx.next = self.a_tidx.q.val();
+        self.beat.last.next = self.a_last.q.val();
         self.beat.cur.next = self.a_cur.q.val();
         self.beat.imm.next = self.a_imm.q.val();
         self.beat.value.next = self.a_value.q.val();
@@ -229,9 +242,11 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.fifo.sink.src.next = 4.into();
         self.fifo.sink.unsupported.next = false;
         self.wr_done.next = 0.into();
+        self.tidx_after.next = self.a_tidx.q.val() + 8;
         if self.issue.val() {
             self.a_tidx.d.next = self.a_tidx.q.val() + 4;
-            if self.beat.last_beat.val() {
+            self.a_last.d.next = self.tidx_after.val() >= self.a_total.q.val();
+            if self.a_last.q.val() {
                 self.busy.d.next = false;
                 for c in 0..C {
                     if self.a_chan.q.val().index() == c {
@@ -245,18 +260,26 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.rr.request.next = self.wr_valid.val();
         self.rr.last.next = self.last.q.val();
         self.pick.next = self.rr.pick.val();
+        self.one_beat.next = 0.into();
         for c in 0..C {
             self.forms.addr[c].next = self.wr_addr[c].val();
             self.len_c.next = self.wr_len_dw[c].val();
-            self.hdr_c.next = 3.into();
+            // A 3-DW header and at most one DW, or a 4-DW header alone.
+            self.one_beat.next = self.one_beat.val().replace_bit(
+                c,
+                (!self.forms.four_dw.val().get_bit(c) && (self.len_c.val() <= 1))
+                    || (self.forms.four_dw.val().get_bit(c) && (self.len_c.val() == 0)),
+            );
+            self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + 3;
+            self.cur_each[c].next = self.wr_pos[c].val() - 3;
             if self.forms.four_dw.val().get_bit(c) {
-                self.hdr_c.next = 4.into();
+                self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + 4;
+                self.cur_each[c].next = self.wr_pos[c].val() - 4;
             }
-            self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + self.hdr_c.val();
-            self.cur_each[c].next = self.wr_pos[c].val() - bit_cast::<16, 9>(self.hdr_c.val());
         }
         self.header.addr.next = self.wr_addr[0].val();
         self.g_wide.next = self.forms.four_dw.val().get_bit(0);
+        self.g_one_beat.next = self.one_beat.val().get_bit(0);
         self.g_total.next = self.total_each[0].val();
         self.g_cur.next = self.cur_each[0].val();
         self.g_len.next = self.wr_len_dw[0].val();
@@ -267,6 +290,7 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
             if self.pick.val().index() == c {
                 self.header.addr.next = self.wr_addr[c].val();
                 self.g_wide.next = self.forms.four_dw.val().get_bit(c);
+                self.g_one_beat.next = self.one_beat.val().get_bit(c);
                 self.g_total.next = self.total_each[c].val();
                 self.g_cur.next = self.cur_each[c].val();
                 self.g_len.next = self.wr_len_dw[c].val();
@@ -279,7 +303,7 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.header.four_dw.next = self.g_wide.val();
         self.header.requester_id.next = self.requester_id.val();
         self.take.next = (self.wr_valid.val() != 0)
-            && (!self.busy.q.val() || (self.issue.val() && self.beat.last_beat.val()));
+            && (!self.busy.q.val() || (self.issue.val() && self.a_last.q.val()));
         self.wr_grant.next = 0.into();
         if self.take.val() {
             self.last.d.next = self.pick.val();
@@ -288,6 +312,7 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
             self.a_hdr_dws.d.next = self.header.hdr_dws.val();
             self.a_total.d.next = self.g_total.val();
             self.a_tidx.d.next = 0.into();
+            self.a_last.d.next = self.g_one_beat.val();
             self.a_cur.d.next = self.g_cur.val();
             self.a_imm.d.next = self.g_imm.val();
             self.a_value.d.next = self.g_value.val();
