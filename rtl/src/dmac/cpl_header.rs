@@ -51,6 +51,11 @@ pub struct CplHeader<const C: usize, const CB: usize> {
     /// The DWs its read still expects, this completion's included (0 for a tag that
     /// is neither a data read's nor a descriptor fetch's).
     pub rem: Signal<Out, Bits<8>>,
+    /// `rem` less the header's length (mod 256): what a completion whose payload all
+    /// comes with its header leaves. Subtracted from each source of `rem` before the
+    /// choice between them, so that the count written after the completion waits on
+    /// the choice, not on the choice and then a subtraction (the DMA's deepest logic).
+    pub rem_less: Signal<Out, Bits<8>>,
     /// Byte count in DWs: what the read still expects, this completion included.
     bc_dw: Signal<Local, Bits<16>>,
     /// The tag's class and channel.
@@ -77,6 +82,13 @@ pub struct CplHeader<const C: usize, const CB: usize> {
     fits_pending: Signal<Local, Bit>,
     /// The tag's channel's descriptor fetch count.
     desc_rem: Signal<Local, Bits<8>>,
+    /// ... less the header's length.
+    desc_less: Signal<Local, Bits<8>>,
+    /// The length fits the tag's channel's descriptor fetch count (compared with each
+    /// channel's count before the choice, as `fits_rem`).
+    desc_fits: Signal<Local, Bit>,
+    /// The header's length, mod 256 (what `rem_less` subtracts).
+    len8: Signal<Local, Bits<8>>,
     /// The tag's channel's descriptor fetch is outstanding.
     desc_busy: Signal<Local, Bit>,
     /// The byte count fits the whole read (compared before the choice, as `fits_rem`).
@@ -105,6 +117,7 @@ impl<const C: usize, const CB: usize> CplHeader<C, CB> {
             ok: Default::default(),
             base: Default::default(),
             rem: Default::default(),
+            rem_less: Default::default(),
             bc_dw: Default::default(),
             tag_class: TagClass::new(),
             good_status: Default::default(),
@@ -117,6 +130,9 @@ impl<const C: usize, const CB: usize> CplHeader<C, CB> {
             fits_table: Default::default(),
             fits_pending: Default::default(),
             desc_rem: Default::default(),
+            desc_less: Default::default(),
+            desc_fits: Default::default(),
+            len8: Default::default(),
             desc_busy: Default::default(),
             bc_fits: Default::default(),
         }
@@ -135,6 +151,7 @@ impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
         // A CplD's 3-DW header.
         self.len.next = bit_cast::<11, 10>(self.data.val().get_bits::<10>(0));
         self.bc_dw.next = bit_cast::<16, 10>(self.data.val().get_bits::<10>(34));
+        self.len8.next = self.data.val().get_bits::<8>(0);
         self.tag.next = self.data.val().get_bits::<8>(72);
         self.tag_class.tag.next = self.data.val().get_bits::<8>(72);
         self.is_desc.next = self.tag_class.is_desc.val();
@@ -148,12 +165,17 @@ impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
         // What the tag's read expects: its channel's busy bits and descriptor fetch.
         self.busy_at_tag.next = 0.into();
         self.desc_rem.next = 0.into();
+        self.desc_less.next = 0.into();
+        self.desc_fits.next = false;
         self.desc_busy.next = false;
         for c in 0..C {
             if self.tag_class.chan.val().index() == c {
                 self.busy_at_tag.next =
                     self.t_busy[c].val() >> bit_cast::<8, 3>(self.tag_class.index.val());
                 self.desc_rem.next = self.d_rem[c].val();
+                self.desc_less.next = self.d_rem[c].val() - self.len8.val();
+                self.desc_fits.next = (self.len.val().get_bits::<3>(8) == 0)
+                    && (self.len8.val() <= self.d_rem[c].val());
                 self.desc_busy.next = self.d_busy.val().get_bit(c);
             }
         }
@@ -165,6 +187,7 @@ impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
         // A descriptor fetch: 8 DWs into the channel's descriptor, from its DW 0.
         self.total.next = 8.into();
         self.rem.next = 0.into();
+        self.rem_less.next = 0.into();
         self.busy.next = false;
         self.fits_rem.next = false;
         self.bc_fits.next = self.bc_dw.val() <= 8;
@@ -174,16 +197,19 @@ impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
             self.busy.next = self.busy_at_tag.val().get_bit(0);
             self.bc_fits.next = self.bc_dw.val() <= bit_cast::<16, 8>(self.lookup_len.val());
             self.rem.next = self.lookup_rem.val();
+            self.rem_less.next = self.lookup_rem.val() - self.len8.val();
             self.fits_rem.next = self.fits_table.val();
             if self.pending_hit.val() {
                 self.rem.next = self.pending_rem.val();
+                self.rem_less.next = self.pending_rem.val() - self.len8.val();
                 self.fits_rem.next = self.fits_pending.val();
             }
         }
         if self.tag_class.is_desc.val() {
             self.rem.next = self.desc_rem.val();
+            self.rem_less.next = self.desc_less.val();
             self.busy.next = self.desc_busy.val();
-            self.fits_rem.next = self.len.val() <= bit_cast::<11, 8>(self.desc_rem.val());
+            self.fits_rem.next = self.desc_fits.val();
         }
 
         // Completions reach here only with the DMA's tag range; an idle tag is unexpected.
@@ -338,6 +364,8 @@ mod tests {
             if is_data || is_desc {
                 assert_eq!(uut.chan.val().to_u64(), chan, "{:#x}", case.data);
                 assert_eq!(uut.rem.val().to_u64(), rem, "{:#x}", case.data);
+                let less = rem.wrapping_sub(case.data as u64 & 0x3FF) & 0xFF;
+                assert_eq!(uut.rem_less.val().to_u64(), less, "{:#x}", case.data);
             }
             if ok {
                 assert_eq!(uut.base.val().to_u64(), base, "{:#x}", case.data);

@@ -134,6 +134,9 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     e_tag: Signal<Local, Bits<8>>,
     /// The DWs still expected by its read (data or descriptor).
     e_rem: Signal<Local, Bits<8>>,
+    /// `e_rem` less `e_plen` (mod 256), subtracted before the choice of `e_rem`'s
+    /// source (see `CplHeader::rem_less`): what a last beat leaves.
+    e_less: Signal<Local, Bits<8>>,
     /// Which of the beat's lanes carry payload.
     beat_payload: PayloadLanes,
     /// A beat is taken this cycle.
@@ -228,6 +231,7 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             e_ok: Default::default(),
             e_tag: Default::default(),
             e_rem: Default::default(),
+            e_less: Default::default(),
             take: Default::default(),
             take_header: Default::default(),
             fail: Default::default(),
@@ -292,6 +296,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         self.e_ok.next = self.r_ok.q.val();
         self.e_tag.next = self.r_tag.q.val();
         self.e_rem.next = self.r_rem.q.val();
+        self.e_less.next = self.r_rem.q.val() - self.r_plen.q.val().get_bits::<8>(0);
         if self.state.q.val() == IntakeState::Header {
             self.e_base.next = self.header.base.val();
             self.e_bidx.next = 0.into();
@@ -301,6 +306,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
             self.e_ok.next = self.header.ok.val() && self.cpl.sop.val();
             self.e_tag.next = self.header.tag.val();
             self.e_rem.next = self.header.rem.val();
+            self.e_less.next = self.header.rem_less.val();
         }
         // A descriptor fetch's count lives in `desc_fetches`, not in `r_rem`: its payload
         // beats read it there (the header has it from `cpl_header`).
@@ -310,6 +316,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
                 && (self.r_chan.q.val().index() == c)
             {
                 self.e_rem.next = self.d_rem[c].val();
+                self.e_less.next = self.d_rem[c].val() - self.r_plen.q.val().get_bits::<8>(0);
             }
         }
         if self.take.val() {
@@ -372,7 +379,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         self.count_chan.next = self.e_chan.val();
         self.count_rem.next = self.e_rem.val();
         if self.cpl.eop.val() {
-            self.count_rem.next = self.e_rem.val() - self.e_plen.val().get_bits::<8>(0);
+            self.count_rem.next = self.e_less.val();
         }
 
         // The beat, registered; last cycle's beat's lanes into place.
