@@ -35,31 +35,45 @@ pub struct ChainCount {
     at_limit: DFF<Bit>,
     /// `count + 1 >= limit`, as of the cycle before.
     at_limit_after_one: DFF<Bit>,
-    /// `count + 1` (a sum in its own width; see `verilog::widths`).
-    count_after_one: Signal<Local, Bits<32>>,
+    /// `count + 1`, kept beside the count so that the compare above waits on no adder.
+    count_after_one: DFF<Bits<32>>,
+    /// `count + 2`, what `count_after_one` steps to (a sum in its own width; see
+    /// `verilog::widths`).
+    count_after_two: Signal<Local, Bits<32>>,
 }
 
 impl Logic for ChainCount {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, count_q, counted, at_limit, at_limit_after_one);
+        dff_setup!(
+            self,
+            clock,
+            count_q,
+            counted,
+            at_limit,
+            at_limit_after_one,
+            count_after_one
+        );
         self.count.next = self.count_q.q.val();
-        self.count_after_one.next = self.count_q.q.val() + 1;
+        self.count_after_two.next = self.count_after_one.q.val() + 1;
         if self.restart.val() {
             self.count_q.d.next = 0.into();
+            self.count_after_one.d.next = 1.into();
         }
         if self.step.val() {
-            self.count_q.d.next = self.count_after_one.val();
+            self.count_q.d.next = self.count_after_one.q.val();
+            self.count_after_one.d.next = self.count_after_two.val();
         }
         self.counted.d.next = self.step.val();
         self.at_limit.d.next = self.count_q.q.val() >= self.limit.val();
-        self.at_limit_after_one.d.next = self.count_after_one.val() >= self.limit.val();
+        self.at_limit_after_one.d.next = self.count_after_one.q.val() >= self.limit.val();
         self.limit_reached.next = self.at_limit.q.val();
         if self.counted.q.val() {
             self.limit_reached.next = self.at_limit_after_one.q.val();
         }
         if self.reset.val() {
             self.count_q.d.next = 0.into();
+            self.count_after_one.d.next = 1.into();
             self.counted.d.next = false;
         }
     }

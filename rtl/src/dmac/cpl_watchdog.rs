@@ -1,6 +1,11 @@
 //! A channel's completion timeout (`DMA_CPL_TIMEOUT`): while the channel waits on its
 //! reads, the cycles since a completion last arrived. It expires when that reaches the
 //! limit; a completion, or no read outstanding, starts the count again.
+//!
+//! The comparison with the limit comes from registers, made a cycle ahead for both
+//! values the count can take (0 or one more), so the channel's state waits on no
+//! 32-bit compare: `expired` answers for the count of this cycle and the limit of the
+//! cycle before (as `ChainCount` does); before the first clock edge it does not expire.
 
 use rust_hdl::prelude::*;
 
@@ -23,18 +28,32 @@ pub struct CplWatchdog {
     pub expired: Signal<Out, Bit>,
     /// Cycles waited.
     timer: DFF<Bits<32>>,
+    /// The count went to 0 in the cycle before.
+    cleared: DFF<Bit>,
+    /// `0 >= limit`, as of the cycle before.
+    zero_reaches: DFF<Bit>,
+    /// `count + 1 >= limit` for the count and limit of the cycle before.
+    stepped_reaches: DFF<Bit>,
+    /// `timer + 1` (a sum in its own width; see `verilog::widths`).
+    timer_after_one: Signal<Local, Bits<32>>,
 }
 
 impl Logic for CplWatchdog {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, timer);
-        self.expired.next = self.running.val() && (self.timer.q.val() >= self.cpl_timeout.val());
-        if self.running.val() {
-            self.timer.d.next = self.timer.q.val() + 1;
+        dff_setup!(self, clock, timer, cleared, zero_reaches, stepped_reaches);
+        self.timer_after_one.next = self.timer.q.val() + 1;
+        self.zero_reaches.d.next = self.cpl_timeout.val() == 0;
+        self.stepped_reaches.d.next = self.timer_after_one.val() >= self.cpl_timeout.val();
+        self.expired.next = self.running.val() && self.stepped_reaches.q.val();
+        if self.cleared.q.val() {
+            self.expired.next = self.running.val() && self.zero_reaches.q.val();
         }
+        self.timer.d.next = self.timer_after_one.val();
+        self.cleared.d.next = false;
         if !self.running.val() || self.cpl_seen.val() || self.reads_idle.val() || self.reset.val() {
             self.timer.d.next = 0.into();
+            self.cleared.d.next = true;
         }
     }
 }
@@ -46,15 +65,19 @@ mod tests {
     use crate::verilog::checks::lint_verilog;
     use crate::verilog::export::block_verilog;
 
-    /// Random running/completion/idle inputs against the rule kept as a plain counter.
+    /// Random running/completion/idle inputs and limits against the rule kept as a plain
+    /// counter, compared with the limit of the cycle before.
     #[test]
     fn expires_after_the_limit_without_completions() {
         let mut s = Stepper::new(CplWatchdog::default(), |b| &mut b.clock);
         let mut rng = Lcg(0xD06);
-        let mut waited = 0u64;
+        let (mut waited, mut last_limit) = (0u64, 0u64);
         let mut expiries = 0;
         for cycle in 0..20_000u64 {
-            let limit = [0, 1, 5, 40][(cycle / 5_000) as usize];
+            let mut limit = [0, 1, 5, 40][(cycle / 5_000) as usize];
+            if rng.chance(0.01) {
+                limit = rng.below(8);
+            }
             let running = rng.below(50) != 0;
             let seen = rng.below(if cycle % 2_000 < 1_000 { 8 } else { 200 }) == 0;
             let idle = rng.below(300) == 0;
@@ -63,9 +86,10 @@ mod tests {
             s.uut.cpl_seen.next = seen;
             s.uut.reads_idle.next = idle;
             s.settle();
-            let want = running && waited >= limit;
+            let want = running && waited >= last_limit && cycle > 0;
             assert_eq!(s.uut.expired.val(), want, "cycle {cycle}");
             expiries += u32::from(want);
+            last_limit = limit;
             waited = if !running || seen || idle {
                 0
             } else {
