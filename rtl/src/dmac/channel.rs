@@ -23,7 +23,7 @@ use super::cpl_watchdog::CplWatchdog;
 use super::data_cursors::DataCursors;
 use super::desc_check::CauseCode;
 use super::desc_check::DescCheck;
-use super::desc_regs::DescRegs;
+use super::desc_regs::{DescFields, DescRegs};
 use super::dest_route::DestRoute;
 use super::end_writes::EndWrites;
 use crate::router::RouteConfig;
@@ -246,21 +246,14 @@ impl Logic for DmaChannel {
         self.desc.lane_idx.next = self.desc_idx.val();
         self.desc.lanes.next = self.desc_data.val();
 
-        self.dst_route.addr.next = self.desc.dst.val();
-        self.dst_route.one_dw.next = self.desc.immediate.val();
+        self.dst_route.addr.next = self.desc.fields.dst.val();
+        self.dst_route.one_dw.next = self.desc.fields.immediate.val();
         self.rx_route.addr.next = self.notify_rx_addr.val();
         self.rx_route.one_dw.next = true;
         RouteConfig::link(&mut self.routes, &mut self.dst_route.routes);
         RouteConfig::link(&mut self.routes, &mut self.rx_route.routes);
 
-        self.check.src.next = self.desc.src.val();
-        self.check.dst.next = self.desc.dst.val();
-        self.check.len.next = self.desc.len.val();
-        self.check.flags.next = self.desc.flags.val();
-        self.check.immediate.next = self.desc.immediate.val();
-        self.check.height.next = self.desc.height.val();
-        self.check.src_pitch.next = self.desc.src_pitch.val();
-        self.check.dst_pitch.next = self.desc.dst_pitch.val();
+        DescFields::join(&mut self.desc.fields, &mut self.check.desc);
         self.check.notify_rx_addr.next = self.notify_rx_addr.val();
         self.check.notify_self_addr.next = self.notify_self_addr.val();
         self.check.msi_addr.next = self.msi_addr.val();
@@ -277,12 +270,12 @@ impl Logic for DmaChannel {
         self.data.restart.next = self.starting.val();
         self.data.load.next =
             (self.state.q.val() == ChanState::Check) && (self.check.cause.val() == 0);
-        self.data.src.next = self.desc.src.val();
-        self.data.dst.next = self.desc.dst.val();
-        self.data.len.next = self.desc.len.val().get_bits::<25>(0);
-        self.data.height.next = self.desc.height.val();
-        self.data.src_pitch.next = self.desc.src_pitch.val();
-        self.data.dst_pitch.next = self.desc.dst_pitch.val();
+        self.data.src.next = self.desc.fields.src.val();
+        self.data.dst.next = self.desc.fields.dst.val();
+        self.data.len.next = self.desc.fields.len.val().get_bits::<25>(0);
+        self.data.height.next = self.desc.fields.height.val();
+        self.data.src_pitch.next = self.desc.fields.src_pitch.val();
+        self.data.dst_pitch.next = self.desc.fields.dst_pitch.val();
         self.data.run.next = self.state.q.val() == ChanState::Run;
         self.data.rd_grant.next = self.rd_grant.val();
         self.end_offer.next = (self.state.q.val() == ChanState::Run) && self.ending.wr_valid.val();
@@ -298,7 +291,7 @@ impl Logic for DmaChannel {
         // The descriptor's ending writes run while the channel is in `EndWrites`.
         self.ending.clock.next = self.clock.val();
         self.ending.reset.next = self.reset.val() || self.stopped.val();
-        self.ending.flags.next = self.desc.flags.val();
+        self.ending.flags.next = self.desc.fields.flags.val();
         self.ending.wr_grant.next = self.wr_grant.val()
             && ((self.state.q.val() == ChanState::EndWrites) || self.end_offer.val());
         self.ending.notify_rx_addr.next = self.notify_rx_addr.val();
@@ -386,7 +379,7 @@ impl Logic for DmaChannel {
                 self.cause.d.next = self.check.cause.val();
                 if self.check.cause.val() == 0 {
                     self.state.d.next = ChanState::Run;
-                    if self.desc.immediate.val() {
+                    if self.desc.fields.immediate.val() {
                         self.state.d.next = ChanState::Immediate;
                     }
                     self.w_dest.d.next = self.dst_route.dest.val();
@@ -418,9 +411,9 @@ impl Logic for DmaChannel {
             ChanState::Immediate => {
                 self.wr_valid.next = true;
                 self.wr_imm.next = true;
-                self.wr_addr.next = self.desc.dst.val();
+                self.wr_addr.next = self.desc.fields.dst.val();
                 self.wr_len_dw.next = 1.into();
-                self.wr_value.next = self.desc.src.val().get_bits::<32>(0);
+                self.wr_value.next = self.desc.fields.src.val().get_bits::<32>(0);
                 if self.wr_grant.val() {
                     self.data_done.next = true;
                     self.state.d.next = self.after_data.val();
@@ -438,7 +431,7 @@ impl Logic for DmaChannel {
             }
             ChanState::Next => {
                 self.early.d.next = false;
-                if self.desc.flags.val().get_bit(0) {
+                if self.desc.fields.flags.val().get_bit(0) {
                     self.state.d.next = ChanState::Done;
                 } else if self.chain.limit_reached.val() {
                     self.cause.d.next = self.chain_limit_code.val();

@@ -2,6 +2,7 @@
 //! `ErrorCause` code (`peach2_regmap::dma`), in the order the register map lists them.
 //! Combinational; the channel latches the code in its `Check` state.
 
+use super::desc_regs::DescFieldsIn;
 use crate::fixed::Fixed;
 use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
 use peach2_regmap::dma::{flags, ErrorCause, MAX_LENGTH};
@@ -24,22 +25,9 @@ pub type CauseCode<const CODE: u64> = Fixed<CODE, 4>;
 /// The descriptor check.
 #[derive(LogicBlock, Default)]
 pub struct DescCheck {
-    /// Source address.
-    pub src: Signal<In, Bits<64>>,
-    /// Destination address.
-    pub dst: Signal<In, Bits<64>>,
-    /// Length (1-D) or width (2-D) in bytes.
-    pub len: Signal<In, Bits<32>>,
-    /// Descriptor flags.
-    pub flags: Signal<In, Bits<5>>,
-    /// A write-immediate descriptor: only `dst`, the length (4) and 1-D are checked.
-    pub immediate: Signal<In, Bit>,
-    /// Blocks (1 for a 1-D descriptor).
-    pub height: Signal<In, Bits<17>>,
-    /// 2-D source pitch.
-    pub src_pitch: Signal<In, Bits<32>>,
-    /// 2-D destination pitch.
-    pub dst_pitch: Signal<In, Bits<32>>,
+    /// The descriptor (a write-immediate descriptor: only `dst`, the length (4) and
+    /// 1-D are checked).
+    pub desc: DescFieldsIn,
     /// `NOTIFY_RX`.
     pub notify_rx_addr: Signal<In, Bits<64>>,
     /// `NOTIFY_SELF`.
@@ -72,27 +60,29 @@ pub struct DescCheck {
 impl Logic for DescCheck {
     #[hdl_gen]
     fn update(&mut self) {
-        self.two_d.next = self.flags.val().get_bit(1);
-        self.slots_misaligned.next = (self.flags.val().get_bit(2)
+        self.two_d.next = self.desc.flags.val().get_bit(1);
+        self.slots_misaligned.next = (self.desc.flags.val().get_bit(2)
             && (self.notify_rx_addr.val().get_bits::<2>(0) != 0))
-            || (self.flags.val().get_bit(3) && (self.notify_self_addr.val().get_bits::<2>(0) != 0))
-            || (self.flags.val().get_bit(4) && (self.msi_addr.val().get_bits::<2>(0) != 0));
-        self.misaligned.next = (self.src.val().get_bits::<2>(0) != 0)
-            || (self.dst.val().get_bits::<2>(0) != 0)
-            || (self.len.val().get_bits::<2>(0) != 0)
+            || (self.desc.flags.val().get_bit(3)
+                && (self.notify_self_addr.val().get_bits::<2>(0) != 0))
+            || (self.desc.flags.val().get_bit(4) && (self.msi_addr.val().get_bits::<2>(0) != 0));
+        self.misaligned.next = (self.desc.src.val().get_bits::<2>(0) != 0)
+            || (self.desc.dst.val().get_bits::<2>(0) != 0)
+            || (self.desc.len.val().get_bits::<2>(0) != 0)
             || (self.two_d.val()
-                && ((self.src_pitch.val().get_bits::<2>(0) != 0)
-                    || (self.dst_pitch.val().get_bits::<2>(0) != 0)))
+                && ((self.desc.src_pitch.val().get_bits::<2>(0) != 0)
+                    || (self.desc.dst_pitch.val().get_bits::<2>(0) != 0)))
             || self.slots_misaligned.val();
-        self.low_bits.next = (self.src.val().get_bits::<4>(0) != self.dst.val().get_bits::<4>(0))
+        self.low_bits.next = (self.desc.src.val().get_bits::<4>(0)
+            != self.desc.dst.val().get_bits::<4>(0))
             || (self.two_d.val()
-                && (self.src_pitch.val().get_bits::<4>(0)
-                    != self.dst_pitch.val().get_bits::<4>(0)));
-        self.zero.next = (self.len.val() == 0) || (self.height.val() == 0);
-        if self.immediate.val() {
+                && (self.desc.src_pitch.val().get_bits::<4>(0)
+                    != self.desc.dst_pitch.val().get_bits::<4>(0)));
+        self.zero.next = (self.desc.len.val() == 0) || (self.desc.height.val() == 0);
+        if self.desc.immediate.val() {
             // No source: the value is in the descriptor.
             self.misaligned.next =
-                (self.dst.val().get_bits::<2>(0) != 0) || self.slots_misaligned.val();
+                (self.desc.dst.val().get_bits::<2>(0) != 0) || self.slots_misaligned.val();
             self.low_bits.next = false;
             self.zero.next = false;
         }
@@ -103,13 +93,13 @@ impl Logic for DescCheck {
             self.cause.next = self.low_bits_code.val();
         } else if self.zero.val() {
             self.cause.next = self.zero_code.val();
-        } else if self.immediate.val() && ((self.len.val() != 4) || self.two_d.val()) {
+        } else if self.desc.immediate.val() && ((self.desc.len.val() != 4) || self.two_d.val()) {
             self.cause.next = self.bad_immediate_code.val();
-        } else if self.len.val() > self.max_length.val() {
+        } else if self.desc.len.val() > self.max_length.val() {
             self.cause.next = self.oversized_code.val();
-        } else if !self.immediate.val() && (self.src.val().get_bits::<22>(42) == 1) {
+        } else if !self.desc.immediate.val() && (self.desc.src.val().get_bits::<22>(42) == 1) {
             self.cause.next = self.source_not_local_code.val();
-        } else if !self.dst_ok.val() || (self.flags.val().get_bit(2) && !self.rx_ok.val()) {
+        } else if !self.dst_ok.val() || (self.desc.flags.val().get_bit(2) && !self.rx_ok.val()) {
             self.cause.next = self.unroutable_code.val();
         }
     }

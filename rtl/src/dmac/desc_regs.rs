@@ -8,21 +8,11 @@
 use crate::csr::wire_order::WireOrder;
 use rust_hdl::prelude::*;
 
-/// The descriptor registers.
-#[derive(LogicBlock, Default)]
-pub struct DescRegs {
-    /// Core clock.
-    pub clock: Signal<In, Clock>,
-    /// Pulse: take all eight DWs from `ram` (DW k in bits 32k+31..32k).
-    pub load_ram: Signal<In, Bit>,
-    /// An internal descriptor.
-    pub ram: Signal<In, Bits<256>>,
-    /// Per lane: take the lane's DW of `lanes` as DW `lane_idx` (3 bits per lane).
-    pub lane_we: Signal<In, Bits<4>>,
-    /// Per lane l: which DW (0..7), in bits 3l+2..3l.
-    pub lane_idx: Signal<In, Bits<12>>,
-    /// A completion beat's lanes (wire order).
-    pub lanes: Signal<In, Bits<128>>,
+/// A descriptor's fields, as the channel checks and moves its data (the chain's `next`
+/// stays with [`DescRegs`]).
+#[derive(LogicInterface, Default)]
+#[join = "DescFieldsIn"]
+pub struct DescFields {
     /// Source address.
     pub src: Signal<Out, Bits<64>>,
     /// Destination address.
@@ -39,6 +29,47 @@ pub struct DescRegs {
     pub src_pitch: Signal<Out, Bits<32>>,
     /// Destination pitch in bytes.
     pub dst_pitch: Signal<Out, Bits<32>>,
+}
+
+/// The receiving side of [`DescFields`].
+#[derive(LogicInterface, Default)]
+#[join = "DescFields"]
+pub struct DescFieldsIn {
+    /// See [`DescFields::src`].
+    pub src: Signal<In, Bits<64>>,
+    /// See [`DescFields::dst`].
+    pub dst: Signal<In, Bits<64>>,
+    /// See [`DescFields::len`].
+    pub len: Signal<In, Bits<32>>,
+    /// See [`DescFields::immediate`].
+    pub immediate: Signal<In, Bit>,
+    /// See [`DescFields::flags`].
+    pub flags: Signal<In, Bits<5>>,
+    /// See [`DescFields::height`].
+    pub height: Signal<In, Bits<17>>,
+    /// See [`DescFields::src_pitch`].
+    pub src_pitch: Signal<In, Bits<32>>,
+    /// See [`DescFields::dst_pitch`].
+    pub dst_pitch: Signal<In, Bits<32>>,
+}
+
+/// The descriptor registers.
+#[derive(LogicBlock, Default)]
+pub struct DescRegs {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Pulse: take all eight DWs from `ram` (DW k in bits 32k+31..32k).
+    pub load_ram: Signal<In, Bit>,
+    /// An internal descriptor.
+    pub ram: Signal<In, Bits<256>>,
+    /// Per lane: take the lane's DW of `lanes` as DW `lane_idx` (3 bits per lane).
+    pub lane_we: Signal<In, Bits<4>>,
+    /// Per lane l: which DW (0..7), in bits 3l+2..3l.
+    pub lane_idx: Signal<In, Bits<12>>,
+    /// A completion beat's lanes (wire order).
+    pub lanes: Signal<In, Bits<128>>,
+    /// The descriptor's fields.
+    pub fields: DescFields,
     /// The next host descriptor's address.
     pub next_host: Signal<Out, Bits<64>>,
     /// The next internal descriptor's byte offset (index << 5).
@@ -74,19 +105,19 @@ impl Logic for DescRegs {
             }
         }
 
-        self.src.next = (bit_cast::<64, 16>(self.d[1].q.val().get_bits::<16>(0)) << 32)
+        self.fields.src.next = (bit_cast::<64, 16>(self.d[1].q.val().get_bits::<16>(0)) << 32)
             | bit_cast::<64, 32>(self.d[0].q.val());
-        self.dst.next = (bit_cast::<64, 16>(self.d[1].q.val().get_bits::<16>(16)) << 32)
+        self.fields.dst.next = (bit_cast::<64, 16>(self.d[1].q.val().get_bits::<16>(16)) << 32)
             | bit_cast::<64, 32>(self.d[2].q.val());
-        self.len.next = self.d[3].q.val() & 0x7FFF_FFFF;
-        self.immediate.next = self.d[3].q.val().get_bit(31);
-        self.flags.next = self.d[4].q.val().get_bits::<5>(0);
-        self.height.next = 1.into();
+        self.fields.len.next = self.d[3].q.val() & 0x7FFF_FFFF;
+        self.fields.immediate.next = self.d[3].q.val().get_bit(31);
+        self.fields.flags.next = self.d[4].q.val().get_bits::<5>(0);
+        self.fields.height.next = 1.into();
         if self.d[4].q.val().get_bit(1) {
-            self.height.next = bit_cast::<17, 16>(self.d[5].q.val().get_bits::<16>(16));
+            self.fields.height.next = bit_cast::<17, 16>(self.d[5].q.val().get_bits::<16>(16));
         }
-        self.src_pitch.next = self.d[6].q.val();
-        self.dst_pitch.next = self.d[7].q.val();
+        self.fields.src_pitch.next = self.d[6].q.val();
+        self.fields.dst_pitch.next = self.d[7].q.val();
         self.next_host.next = (bit_cast::<64, 16>(self.d[5].q.val().get_bits::<16>(0)) << 32)
             | bit_cast::<64, 32>(self.d[4].q.val() & 0xFFFF_FFE0u64);
         self.next_int.next = bit_cast::<64, 32>(self.d[4].q.val() & 0x7FE0);
@@ -101,14 +132,14 @@ mod tests {
 
     fn fields(r: &DescRegs) -> [u64; 10] {
         [
-            u64::from(r.immediate.val()),
-            r.src.val().to_u64(),
-            r.dst.val().to_u64(),
-            r.len.val().to_u64(),
-            r.flags.val().to_u64(),
-            r.height.val().to_u64(),
-            r.src_pitch.val().to_u64(),
-            r.dst_pitch.val().to_u64(),
+            u64::from(r.fields.immediate.val()),
+            r.fields.src.val().to_u64(),
+            r.fields.dst.val().to_u64(),
+            r.fields.len.val().to_u64(),
+            r.fields.flags.val().to_u64(),
+            r.fields.height.val().to_u64(),
+            r.fields.src_pitch.val().to_u64(),
+            r.fields.dst_pitch.val().to_u64(),
             r.next_host.val().to_u64(),
             r.next_int.val().to_u64(),
         ]
