@@ -137,6 +137,8 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     /// `e_rem` less `e_plen` (mod 256), subtracted before the choice of `e_rem`'s
     /// source (see `CplHeader::rem_less`): what a last beat leaves.
     e_less: Signal<Local, Bits<8>>,
+    /// `r_plen` mod 256, what `e_less` subtracts on a payload beat.
+    r_plen8: Signal<Local, Bits<8>>,
     /// Which of the beat's lanes carry payload.
     beat_payload: PayloadLanes,
     /// A beat is taken this cycle.
@@ -232,6 +234,7 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             e_tag: Default::default(),
             e_rem: Default::default(),
             e_less: Default::default(),
+            r_plen8: Default::default(),
             take: Default::default(),
             take_header: Default::default(),
             fail: Default::default(),
@@ -296,7 +299,8 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         self.e_ok.next = self.r_ok.q.val();
         self.e_tag.next = self.r_tag.q.val();
         self.e_rem.next = self.r_rem.q.val();
-        self.e_less.next = self.r_rem.q.val() - self.r_plen.q.val().get_bits::<8>(0);
+        self.r_plen8.next = self.r_plen.q.val().get_bits::<8>(0);
+        self.e_less.next = self.r_rem.q.val() - self.r_plen8.val();
         if self.state.q.val() == IntakeState::Header {
             self.e_base.next = self.header.base.val();
             self.e_bidx.next = 0.into();
@@ -316,7 +320,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
                 && (self.r_chan.q.val().index() == c)
             {
                 self.e_rem.next = self.d_rem[c].val();
-                self.e_less.next = self.d_rem[c].val() - self.r_plen.q.val().get_bits::<8>(0);
+                self.e_less.next = self.d_rem[c].val() - self.r_plen8.val();
             }
         }
         if self.take.val() {
