@@ -71,6 +71,8 @@ mod channel_count_tests;
 #[cfg(test)]
 mod cpl_intake_tests;
 #[cfg(test)]
+mod cpl_reassembly_tests;
+#[cfg(test)]
 mod error_tests;
 #[cfg(test)]
 mod lint_tests;
