@@ -108,8 +108,9 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     /// A completion's count of what its data read still expects, written into the tag
     /// table a cycle after the completion; until then readers take it from here.
     count: PendingCount<8>,
-    /// Per channel: the tag table's count of the oldest read, with `count`'s write.
-    retire_rem: [Signal<Local, Bits<8>>; C],
+    /// Per channel c, bit k: tag `8c + k` expects no more DWs (the table's count is 0,
+    /// with `count`'s write).
+    done: [Signal<Local, Bits<8>>; C],
     /// The issued read's tag class and channel.
     i_class: TagClass<C, CB>,
 }
@@ -146,7 +147,7 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             order: array_init::array_init(|_| Default::default()),
             fetches: DescFetches::new(),
             count: Default::default(),
-            retire_rem: array_init::array_init(|_| Default::default()),
+            done: array_init::array_init(|_| Default::default()),
             issue_end: Default::default(),
             i_class: TagClass::new(),
         }
@@ -240,14 +241,19 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             self.issue_idx[c].next = self.order[c].next_index.val();
             // Channel c's oldest read has tag 8c + its index.
             self.tags.retire_idx[c].next = self.order[c].oldest.val();
-            self.retire_rem[c].next = self.tags.retire_rem[c].val();
+            self.done[c].next = self.tags.rem_zero[c].val();
             if self.count.pending.val()
                 && (self.count.pending_key.val().get_bits::<5>(3).index() == c)
-                && (self.count.pending_key.val().get_bits::<3>(0) == self.order[c].oldest.val())
             {
-                self.retire_rem[c].next = self.count.value.val();
+                for k in 0..8 {
+                    if self.count.pending_key.val().get_bits::<3>(0).index() == k {
+                        self.done[c].next = self.done[c]
+                            .val()
+                            .replace_bit(k, self.count.value.val() == 0);
+                    }
+                }
             }
-            self.order[c].retire_rem.next = self.retire_rem[c].val();
+            self.order[c].done.next = self.done[c].val();
             self.order[c].retire_end.next = self.tags.retire_end[c].val();
             self.order[c].chan_reset.next = self.chan_reset.val().get_bit(c);
             if self.order[c].can_issue.val() {

@@ -1,7 +1,9 @@
 //! One channel's data reads in issue order, for the reorder stage: which of its eight
 //! tags are outstanding, the oldest read (the next to retire), and the ring position up
 //! to which data has arrived in order (`avail`). A read retires, oldest first, once the
-//! tag table says none of its DWs is still to come; `avail` then moves to its end.
+//! tag table says none of its DWs is still to come; `avail` then moves to its end. The
+//! table says so per tag (`done`), and the oldest tag picks its bit: a count picked by
+//! the oldest tag and then compared with 0 was the reorder stage's deepest path.
 
 use rust_hdl::prelude::*;
 
@@ -16,9 +18,9 @@ pub struct ReadOrder {
     pub issue: Signal<In, Bit>,
     /// The issued read's tag index (tag `8c + index`).
     pub issue_index: Signal<In, Bits<3>>,
-    /// DWs the oldest read still expects (the tag table's entry for [`ReadOrder::oldest`],
-    /// with this cycle's pending write forwarded).
-    pub retire_rem: Signal<In, Bits<8>>,
+    /// Per tag index k: the read on tag k expects no more DWs (the tag table's count is
+    /// 0, with this cycle's pending write forwarded); looked at for busy tags only.
+    pub done: Signal<In, Bits<8>>,
     /// The oldest read's end in the ring.
     pub retire_end: Signal<In, Bits<16>>,
     /// Pulse: forget the outstanding reads (after an error).
@@ -74,7 +76,7 @@ impl Logic for ReadOrder {
             if (self.retired.q.val().get_bits::<3>(0).index() == k)
                 && !self.none_outstanding.val()
                 && self.busy_q.q.val().get_bit(k)
-                && (self.retire_rem.val() == 0)
+                && self.done.val().get_bit(k)
             {
                 self.avail_q.d.next = self.retire_end.val();
                 self.retired.d.next = self.retired.q.val() + 1;
@@ -126,13 +128,14 @@ mod tests {
             let u = &mut s.uut;
             u.issue.next = issue;
             u.issue_index.next = (next % 8).into();
-            u.retire_rem.next = q.front().map_or(0xAB, |r| r.2).into();
+            // Done bits of the reads whose data is in, and of idle tags at random.
+            let done: u64 = q.iter().filter(|r| r.2 == 0).map(|r| 1 << r.0).sum();
+            u.done.next = (done | rng.below(256) & !busy_tags(&q)).into();
             u.retire_end.next = q.front().map_or(0xFFFF, |r| r.1).into();
             u.chan_reset.next = reset;
             s.settle();
             let u = &s.uut;
-            let busy: u64 = q.iter().map(|r| 1 << r.0).sum();
-            assert_eq!(u.busy.val().to_u64(), busy, "cycle {cycle}");
+            assert_eq!(u.busy.val().to_u64(), busy_tags(&q), "cycle {cycle}");
             assert_eq!(u.avail.val().to_u64(), avail, "cycle {cycle}");
             assert_eq!(u.next_index.val().to_u64(), next % 8, "cycle {cycle}");
             assert_eq!(u.can_issue.val(), q.len() < 8, "cycle {cycle}");
@@ -159,6 +162,11 @@ mod tests {
             retired > 500 && resets > 5,
             "{retired} retired, {resets} resets"
         );
+    }
+
+    /// The tag indices of the outstanding reads.
+    fn busy_tags(q: &VecDeque<(u64, u64, u64)>) -> u64 {
+        q.iter().map(|r| 1 << r.0).sum()
     }
 
     #[test]

@@ -3,10 +3,13 @@
 //! DWs still to come. (The length is the end minus the start; the table keeps it so that
 //! a completion's checks do not wait for a subtraction, on the DMA's deepest path.)
 //!
-//! An array indexed by tag, with combinational reads: one for the completion being taken
-//! and one per channel for its oldest read (retirement); two writes a cycle, the later
-//! winning on the same tag: a completion's count (its read's DWs still to come after it,
-//! or 0 after a failed one), an issued read's entry. The chip holds it in registers as
+//! An array indexed by tag, with combinational reads: one for the completion being taken,
+//! one per channel for its oldest read's end, and per tag whether its count is 0 (so that
+//! retirement picks a ready bit by the oldest tag instead of comparing a picked count with
+//! 0, on the reorder stage's deepest path: the bit is a register beside the count); two
+//! writes a cycle, the later winning on the same tag: a completion's count (its read's
+//! DWs still to come after it, or 0 after a failed one), an issued read's entry. The
+//! chip holds it in registers as
 //! the flip-flops it replaces did; written as an array, the simulators index it instead
 //! of comparing a tag against every entry. Tags are the 8-bit TLP field; the table uses
 //! their low bits (the caller looks up only data tags, or ignores the answer).
@@ -30,8 +33,8 @@ pub struct TagTable<const C: usize> {
     pub retire_idx: [Signal<In, Bits<3>>; C],
     /// Per channel: that read's end ring position.
     pub retire_end: [Signal<Out, Bits<16>>; C],
-    /// Per channel: that read's DWs still to come.
-    pub retire_rem: [Signal<Out, Bits<8>>; C],
+    /// Per channel c, bit k: tag `8c + k`'s count is 0 (none of its DWs still to come).
+    pub rem_zero: [Signal<Out, Bits<8>>; C],
     /// Set `dec_tag`'s count to `dec_rem` (after a completion's last beat, or to 0 after
     /// a failed completion).
     pub dec: Signal<In, Bit>,
@@ -53,6 +56,9 @@ pub struct TagTable<const C: usize> {
     _end: Vec<Bits<16>>,
     _len: Vec<Bits<8>>,
     _rem: Vec<Bits<8>>,
+    /// Per tag: its count is 0, written with the count (a flag of its own so that the
+    /// zero test is not on retirement's path).
+    _zero: Vec<bool>,
 }
 
 impl<const C: usize> TagTable<C> {
@@ -73,7 +79,7 @@ impl<const C: usize> TagTable<C> {
             lookup_rem: Default::default(),
             retire_idx: array_init::array_init(|_| Default::default()),
             retire_end: array_init::array_init(|_| Default::default()),
-            retire_rem: array_init::array_init(|_| Default::default()),
+            rem_zero: array_init::array_init(|_| Default::default()),
             dec: Default::default(),
             dec_tag: Default::default(),
             dec_rem: Default::default(),
@@ -86,6 +92,7 @@ impl<const C: usize> TagTable<C> {
             _end: vec![0.into(); Self::TAGS],
             _len: vec![0.into(); Self::TAGS],
             _rem: vec![0.into(); Self::TAGS],
+            _zero: vec![true; Self::TAGS],
         }
     }
 
@@ -105,7 +112,9 @@ impl<const C: usize> Logic for TagTable<C> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
             if self.dec.val() {
-                self._rem[Self::entry(self.dec_tag.val())] = self.dec_rem.val();
+                let t = Self::entry(self.dec_tag.val());
+                self._rem[t] = self.dec_rem.val();
+                self._zero[t] = self.dec_rem.val() == 0;
             }
             if self.issue.val() {
                 let t = Self::entry(self.issue_tag.val());
@@ -113,6 +122,7 @@ impl<const C: usize> Logic for TagTable<C> {
                 self._end[t] = self.issue_end.val();
                 self._len[t] = self.issue_rem.val();
                 self._rem[t] = self.issue_rem.val();
+                self._zero[t] = self.issue_rem.val() == 0;
             }
         }
         let t = Self::entry(self.lookup_tag.val());
@@ -122,7 +132,8 @@ impl<const C: usize> Logic for TagTable<C> {
         for c in 0..C {
             let t = 8 * c + self.retire_idx[c].val().index();
             self.retire_end[c].next = self._end[t];
-            self.retire_rem[c].next = self._rem[t];
+            let zero = (0..8).filter(|&k| self._zero[8 * c + k]);
+            self.rem_zero[c].next = zero.map(|k| 1u64 << k).sum::<u64>().into();
         }
     }
 
@@ -132,7 +143,7 @@ impl<const C: usize> Logic for TagTable<C> {
         self.lookup_rem.connect();
         for c in 0..C {
             self.retire_end[c].connect();
-            self.retire_rem[c].connect();
+            self.rem_zero[c].connect();
         }
     }
 
@@ -143,9 +154,14 @@ impl<const C: usize> Logic for TagTable<C> {
         let retire: String = (0..C)
             .map(|c| {
                 let at = format!("{{{cb}'d{c}, retire_idx${c}}}");
+                let zero: String = (0..8)
+                    .rev()
+                    .map(|k| format!("t_zero[{}]", 8 * c + k))
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 format!(
                     "assign retire_end${c} = t_end[{at}];\n\
-                     assign retire_rem${c} = t_rem[{at}];\n"
+                     assign rem_zero${c} = {{{zero}}};\n"
                 )
             })
             .collect();
@@ -156,6 +172,7 @@ reg [15:0] t_start[0:{last}];
 reg [15:0] t_end[0:{last}];
 reg [7:0] t_len[0:{last}];
 reg [7:0] t_rem[0:{last}];
+reg t_zero[0:{last}];
 integer i;
 initial begin
     for (i = 0; i < {tags}; i = i + 1) begin
@@ -163,6 +180,7 @@ initial begin
         t_end[i] = 16'h0;
         t_len[i] = 8'h0;
         t_rem[i] = 8'h0;
+        t_zero[i] = 1'b1;
     end
 end
 assign lookup_start = t_start[lookup_tag[{hi}:0]];
@@ -170,12 +188,16 @@ assign lookup_len = t_len[lookup_tag[{hi}:0]];
 assign lookup_rem = t_rem[lookup_tag[{hi}:0]];
 {retire}
 always @(posedge clock) begin
-    if (dec) t_rem[dec_tag[{hi}:0]] <= dec_rem;
+    if (dec) begin
+        t_rem[dec_tag[{hi}:0]] <= dec_rem;
+        t_zero[dec_tag[{hi}:0]] <= dec_rem == 8'h0;
+    end
     if (issue) begin
         t_start[issue_tag[{hi}:0]] <= issue_start;
         t_end[issue_tag[{hi}:0]] <= issue_end;
         t_len[issue_tag[{hi}:0]] <= issue_rem;
         t_rem[issue_tag[{hi}:0]] <= issue_rem;
+        t_zero[issue_tag[{hi}:0]] <= issue_rem == 8'h0;
     end
 end
 ",
@@ -207,8 +229,9 @@ mod tests {
             let (lt, dt, it) = (tag(&mut rng), tag(&mut rng), tag(&mut rng));
             let rk: [u64; 4] = std::array::from_fn(|_| rng.below(8));
             let (dec, issue) = (rng.chance(0.3), rng.chance(0.3));
+            // Counts of 0 half the time: the zero bits see both.
             let (dr, is, ie, ir) = (
-                rng.below(256),
+                if rng.chance(0.5) { 0 } else { rng.below(256) },
                 rng.below(1 << 16),
                 rng.below(1 << 16),
                 rng.below(256),
@@ -240,12 +263,18 @@ mod tests {
             for (c, &k) in rk.iter().enumerate() {
                 let t = 8 * c + k as usize;
                 assert_eq!(
-                    [
-                        u.retire_end[c].val().to_u64(),
-                        u.retire_rem[c].val().to_u64()
-                    ],
-                    [end[t], rem[t]],
-                    "cycle {cycle}: retire {c}"
+                    u.retire_end[c].val().to_u64(),
+                    end[t],
+                    "cycle {cycle}: end {c}"
+                );
+                let zero: u64 = (0..8)
+                    .filter(|&k| rem[8 * c + k] == 0)
+                    .map(|k| 1 << k)
+                    .sum();
+                assert_eq!(
+                    u.rem_zero[c].val().to_u64(),
+                    zero,
+                    "cycle {cycle}: zero {c}"
                 );
             }
             s.tick();
