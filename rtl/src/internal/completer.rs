@@ -125,6 +125,7 @@ impl Logic for InternalCompleter {
         self.answer.reset.next = self.reset.val();
         TlpSource::link(&mut self.to_xbar, &mut self.answer.to_xbar);
         self.answer.send.next = self.state.q.val() == CompleterState::Respond;
+        self.answer.load.next = self.header.val();
         self.answer.req_dw0.next = self.h0.q.val();
         self.answer.req_dw1.next = self.h1.q.val();
         self.answer.addr_dw.next = self.dw_addr.q.val().get_bits::<5>(0);

@@ -2,6 +2,12 @@
 //! from `super::cpl_fields` and its beats from `super::cpl_beats`, sent while `send` is
 //! held: the first beat, then (a CplD of 2 to 4 DWs) the second. A beat shown stays until
 //! the crossbar takes it.
+//!
+//! The header is registered: its byte count (two subtractions from the request's length
+//! and byte enables) and then the crossbar's choice of input would not fit one cycle. The
+//! register follows the request every cycle, so the answer waits only when `send` comes
+//! the cycle after a request is latched (`load`): a read's answer comes later anyway
+//! (its CSR read takes two cycles), a CA for a long read waits that one cycle.
 
 use super::cpl_beats::CplBeats;
 use super::cpl_fields::CplFields;
@@ -19,6 +25,8 @@ pub struct CplSend {
     pub to_xbar: TlpSource,
     /// Send the answer (held until `done`).
     pub send: Signal<In, Bit>,
+    /// Pulse: the request's fields below change at this clock edge (a request latched).
+    pub load: Signal<In, Bit>,
     /// The request's header DW 0.
     pub req_dw0: Signal<In, Bits<32>>,
     /// The request's header DW 1.
@@ -39,6 +47,12 @@ pub struct CplSend {
     pub ur_sent: Signal<Out, Bit>,
     /// The first beat was taken; the second is on offer.
     second: DFF<Bit>,
+    /// The header's DWs, from the request of the cycle before.
+    hdr_dw0: DFF<Bits<32>>,
+    hdr_dw1: DFF<Bits<32>>,
+    hdr_dw2: DFF<Bits<32>>,
+    /// The header registers hold the current request's (no `load` at the last edge).
+    fresh: DFF<Bit>,
     /// The header.
     fields: CplFields,
     /// The beats.
@@ -48,15 +62,19 @@ pub struct CplSend {
 impl Logic for CplSend {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, second);
+        dff_setup!(self, clock, second, hdr_dw0, hdr_dw1, hdr_dw2, fresh);
         self.fields.req_dw0.next = self.req_dw0.val();
         self.fields.req_dw1.next = self.req_dw1.val();
         self.fields.addr_dw.next = self.addr_dw.val();
         self.fields.status.next = self.status.val();
         self.fields.completer_id.next = self.completer_id.val();
-        self.beats.hdr_dw0.next = self.fields.dw0.val();
-        self.beats.hdr_dw1.next = self.fields.dw1.val();
-        self.beats.hdr_dw2.next = self.fields.dw2.val();
+        self.hdr_dw0.d.next = self.fields.dw0.val();
+        self.hdr_dw1.d.next = self.fields.dw1.val();
+        self.hdr_dw2.d.next = self.fields.dw2.val();
+        self.fresh.d.next = !self.load.val();
+        self.beats.hdr_dw0.next = self.hdr_dw0.q.val();
+        self.beats.hdr_dw1.next = self.hdr_dw1.q.val();
+        self.beats.hdr_dw2.next = self.hdr_dw2.q.val();
         self.beats.status.next = self.status.val();
         self.beats.length.next = self.req_dw0.val().get_bits::<10>(0);
         for k in 0..4 {
@@ -73,7 +91,7 @@ impl Logic for CplSend {
         self.to_xbar.unsupported.next = false;
         self.done.next = false;
         self.ur_sent.next = false;
-        if self.send.val() {
+        if self.send.val() && self.fresh.q.val() {
             self.to_xbar.valid.next = true;
             if !self.second.q.val() {
                 self.to_xbar.sop.next = true;
@@ -114,7 +132,8 @@ mod tests {
     /// Random answers (SC reads of 1 to 4 DWs, UR and CA) sent under random crossbar
     /// backpressure, with random gaps between them: the beats taken are the ones
     /// `cpl_fields` and `cpl_beats` make for the request, in order, each shown until taken;
-    /// `done` ends each answer once and `ur_sent` marks each UR.
+    /// `done` ends each answer once and `ur_sent` marks each UR. Half the answers are
+    /// asked for the cycle after their request is loaded: nothing is offered that cycle.
     #[test]
     fn sends_the_beats_of_each_answer_in_order_under_backpressure() {
         let mut s = Stepper::new(CplSend::default(), |b| &mut b.clock);
@@ -140,6 +159,19 @@ mod tests {
             for (k, d) in data.iter().enumerate() {
                 u.rd_data[k].next = (*d).into();
             }
+            // The request is latched at this edge; `send` may come the cycle after it.
+            u.load.next = true;
+            s.settle();
+            s.tick();
+            s.uut.load.next = false;
+            s.uut.send.next = rng.chance(0.5);
+            s.uut.to_xbar.ready.next = true;
+            s.settle();
+            assert!(
+                !s.uut.to_xbar.valid.val(),
+                "answer {answer}: the header is registered at the next edge"
+            );
+            s.tick();
             // The beats the combinational blocks make for this request.
             s.settle();
             let b = &s.uut.beats;
