@@ -19,6 +19,8 @@ const _: () = assert!(PORT_BYTES_IN == PORT_STATUS + 8 && PORT_UR_SENT == PORT_S
 
 /// Counters of all four ports.
 const COUNTERS: usize = 4 * PORT_COUNTERS;
+// The read mux indexes a port's counters with the literal 7.
+const _: () = assert!(PORT_COUNTERS == 7);
 
 /// The CSR register file.
 #[derive(LogicBlock)]
@@ -57,10 +59,17 @@ pub struct CsrRegs {
     targets: TargetRegs,
     /// `CPL_UNEXPECTED`.
     unexpected: DFF<Bits<32>>,
-    /// The read answer, from the address of the cycle before.
-    rd_q: DFF<Bits<32>>,
-    /// The answer to the address on the bus.
-    answer: Signal<Local, Bits<32>>,
+    /// The read answer, from the address of the cycle before, in parts: the registers
+    /// of each port, the others, and the groups'. One register after the whole mux over
+    /// fifty-odd registers and the groups was the core's deepest path; the parts are ORed
+    /// on the way out.
+    rd_port: [DFF<Bits<32>>; 4],
+    rd_misc: DFF<Bits<32>>,
+    rd_groups: DFF<Bits<32>>,
+    /// Per port: the answer to the address on the bus among its registers.
+    port_answer: [Signal<Local, Bits<32>>; 4],
+    /// The answer among the other registers.
+    misc_answer: Signal<Local, Bits<32>>,
     /// `NODE_ID` after the write's enabled bytes.
     node_merged: Signal<Local, Bits<32>>,
     id_value: Constant<Bits<32>>,
@@ -98,8 +107,11 @@ impl Default for CsrRegs {
             targets: Default::default(),
             unexpected: Default::default(),
             node_merged: Default::default(),
-            rd_q: Default::default(),
-            answer: Default::default(),
+            rd_port: array_init::array_init(|_| Default::default()),
+            rd_misc: Default::default(),
+            rd_groups: Default::default(),
+            port_answer: array_init::array_init(|_| Default::default()),
+            misc_answer: Default::default(),
             id_value: Constant::new(u64::from(ID_VALUE).into()),
             version_value: Constant::new(u64::from(VERSION_VALUE).into()),
             at_id: at(ID),
@@ -120,7 +132,10 @@ impl Default for CsrRegs {
 impl Logic for CsrRegs {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, node, scratch, unexpected, rd_q);
+        dff_setup!(self, clock, node, scratch, unexpected, rd_misc, rd_groups);
+        for p in 0..4 {
+            self.rd_port[p].clock.next = self.clock.val();
+        }
         self.routes.clock.next = self.clock.val();
         self.routes.reset.next = self.reset.val();
         self.targets.clock.next = self.clock.val();
@@ -158,38 +173,44 @@ impl Logic for CsrRegs {
         // The answer: an OR of the registers whose address matches (at most one, here or
         // in a group), not a chain of choices, so that synthesis can balance it;
         // registered, as the bus lets a target answer in the address's second cycle.
-        self.answer.next = 0.into();
+        self.misc_answer.next = 0.into();
         if self.csr.rd_addr.val() == self.at_id.val() {
-            self.answer.next = self.answer.val() | self.id_value.val();
+            self.misc_answer.next = self.misc_answer.val() | self.id_value.val();
         }
         if self.csr.rd_addr.val() == self.at_version.val() {
-            self.answer.next = self.answer.val() | self.version_value.val();
+            self.misc_answer.next = self.misc_answer.val() | self.version_value.val();
         }
         if self.csr.rd_addr.val() == self.at_node.val() {
-            self.answer.next = self.answer.val() | bit_cast::<32, 6>(self.node.q.val());
+            self.misc_answer.next = self.misc_answer.val() | bit_cast::<32, 6>(self.node.q.val());
         }
         if self.csr.rd_addr.val() == self.at_scratch.val() {
-            self.answer.next = self.answer.val() | self.scratch.q.val();
-        }
-        for p in 0..4 {
-            if self.csr.rd_addr.val() == self.at_port_status[p].val() {
-                self.answer.next = self.answer.val() | self.port_status[p].val();
-            }
-            if self.csr.rd_addr.val() == self.at_port_config[p].val() {
-                self.answer.next = self.answer.val() | self.port_config[p].val();
-            }
-        }
-        for i in 0..COUNTERS {
-            if self.csr.rd_addr.val() == self.at_port_counter[i].val() {
-                self.answer.next = self.answer.val() | self.port_counters[i].val();
-            }
+            self.misc_answer.next = self.misc_answer.val() | self.scratch.q.val();
         }
         if self.csr.rd_addr.val() == self.at_unexpected.val() {
-            self.answer.next = self.answer.val() | self.unexpected.q.val();
+            self.misc_answer.next = self.misc_answer.val() | self.unexpected.q.val();
         }
-
-        self.rd_q.d.next = self.answer.val() | self.split.from_completer.rd_data.val();
-        self.csr.rd_data.next = self.rd_q.q.val();
+        self.rd_misc.d.next = self.misc_answer.val();
+        self.rd_groups.d.next = self.split.from_completer.rd_data.val();
+        self.csr.rd_data.next = self.rd_misc.q.val() | self.rd_groups.q.val();
+        for p in 0..4 {
+            self.port_answer[p].next = 0.into();
+            if self.csr.rd_addr.val() == self.at_port_status[p].val() {
+                self.port_answer[p].next = self.port_status[p].val();
+            }
+            if self.csr.rd_addr.val() == self.at_port_config[p].val() {
+                self.port_answer[p].next = self.port_answer[p].val() | self.port_config[p].val();
+            }
+            // Index expressions take literals and loop variables only: 7 is
+            // `PORT_COUNTERS` (asserted above).
+            for k in 0..PORT_COUNTERS {
+                if self.csr.rd_addr.val() == self.at_port_counter[7 * p + k].val() {
+                    self.port_answer[p].next =
+                        self.port_answer[p].val() | self.port_counters[7 * p + k].val();
+                }
+            }
+            self.rd_port[p].d.next = self.port_answer[p].val();
+            self.csr.rd_data.next = self.csr.rd_data.val() | self.rd_port[p].q.val();
+        }
 
         if self.reset.val() {
             self.node.d.next = 0.into();

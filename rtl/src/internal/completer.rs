@@ -115,7 +115,7 @@ impl Logic for InternalCompleter {
         self.read.clock.next = self.clock.val();
         self.read.rd_data.next = self.csr.rd_data.val();
         self.read.load.next = self.header.val();
-        self.read.dw_addr.next = self.dw_addr.q.val();
+        self.read.dw_addr.next = self.req.dw_addr.val();
         // A read reaches `Read` only with 1 to 4 DWs: its length field's low bits.
         self.read.len.next = self.h0.q.val().get_bits::<3>(0);
         self.read.active.next = self.state.q.val() == CompleterState::Read;

@@ -17,7 +17,7 @@ pub struct CsrRead {
     pub rd_data: Signal<In, Bits<32>>,
     /// Pulse: a request arrives (reading starts from DW 0).
     pub load: Signal<In, Bit>,
-    /// The request's first BAR0 DW address (held for the request).
+    /// The request's first BAR0 DW address (taken with `load`).
     pub dw_addr: Signal<In, Bits<14>>,
     /// DWs to read, 1..=4 (held for the request).
     pub len: Signal<In, Bits<3>>,
@@ -29,6 +29,9 @@ pub struct CsrRead {
     pub data: [Signal<Out, Bits<32>>; 4],
     /// The DW being read (0..3).
     index: DFF<Bits<3>>,
+    /// Its BAR0 DW address: a register, so that no adder sits before every target's
+    /// address decode.
+    addr: DFF<Bits<14>>,
     /// The address has been held a cycle: the DW is on `rd_data`.
     held: DFF<Bit>,
     /// The DWs read.
@@ -42,7 +45,7 @@ pub struct CsrRead {
 impl Logic for CsrRead {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, index, held);
+        dff_setup!(self, clock, index, held, addr);
         for k in 0..4 {
             self.dws[k].clock.next = self.clock.val();
             self.dws[k].d.next = self.dws[k].q.val();
@@ -50,11 +53,12 @@ impl Logic for CsrRead {
         }
         self.lane.dw.next = self.rd_data.val();
         self.count.next = self.index.q.val() + 1;
-        self.rd_addr.next = self.dw_addr.val() + bit_cast::<14, 3>(self.index.q.val());
+        self.rd_addr.next = self.addr.q.val();
         self.done.next = false;
 
         if self.load.val() {
             self.index.d.next = 0.into();
+            self.addr.d.next = self.dw_addr.val();
             self.held.d.next = false;
         }
         if self.active.val() {
@@ -66,6 +70,7 @@ impl Logic for CsrRead {
                     }
                 }
                 self.index.d.next = self.index.q.val() + 1;
+                self.addr.d.next = self.addr.q.val() + 1;
                 self.done.next = self.count.val() == self.len.val();
             }
         }
@@ -85,7 +90,8 @@ mod tests {
     }
 
     /// Random reads of 1 to 4 DWs from random addresses, with random idle cycles between
-    /// (and before a read starts): each takes two cycles a DW, ends with `done`, and holds
+    /// (and before a read starts): each takes two cycles a DW from the address given with
+    /// its `load` (the input changes at random afterwards), ends with `done`, and holds
     /// the DWs it read, byte-swapped, until the next.
     #[test]
     fn reads_each_dw_two_cycles_after_its_address() {
@@ -106,6 +112,7 @@ mod tests {
             s.tick();
             s.uut.load.next = false;
             for _ in 0..rng.below(3) {
+                s.uut.dw_addr.next = rng.below(1 << 14).into();
                 s.uut.rd_data.next = u64::from(value_at(last_addr)).into();
                 s.settle();
                 last_addr = s.uut.rd_addr.val().to_u64();
@@ -116,6 +123,7 @@ mod tests {
                 assert!(s.cycle - start <= 2 * len, "req {req}: no end");
                 let u = &mut s.uut;
                 u.active.next = true;
+                u.dw_addr.next = rng.below(1 << 14).into();
                 u.rd_data.next = u64::from(value_at(last_addr)).into();
                 s.settle();
                 last_addr = s.uut.rd_addr.val().to_u64();
