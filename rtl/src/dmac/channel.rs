@@ -263,13 +263,14 @@ impl Logic for DmaChannel {
             || (self.state.q.val() == ChanState::Done)
             || (self.state.q.val() == ChanState::Error);
         self.starting.next = self.stopped.val() && self.start.val();
-        // The chain continues the ring where the last one left it; a checked descriptor
-        // loads the cursors; grants in `Run` step them.
+        // The chain continues the ring where the last one left it; the descriptor being
+        // checked loads the cursors, whatever the checks say (one that fails stops the
+        // channel, and the next start restarts the cursors: the load's many enables wait
+        // for the state alone, not for the checks); grants in `Run` step them.
         self.data.clock.next = self.clock.val();
         self.data.reset.next = self.reset.val();
         self.data.restart.next = self.starting.val();
-        self.data.load.next =
-            (self.state.q.val() == ChanState::Check) && (self.check.cause.val() == 0);
+        self.data.load.next = self.state.q.val() == ChanState::Check;
         self.data.src.next = self.desc.fields.src.val();
         self.data.dst.next = self.desc.fields.dst.val();
         self.data.len.next = self.desc.fields.len.val().get_bits::<25>(0);

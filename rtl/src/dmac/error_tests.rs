@@ -30,7 +30,8 @@ fn writes_into(r: &Rig, lo: u64, hi: u64) -> usize {
 /// Runs the good transfer on channel 0 and `bad` (internal descriptor 40) on channel 1;
 /// checks channel 1 stops with `cause` having completed `count` descriptors, and that
 /// nothing landed in `[HOST_BASE + 0x30_0000, HOST_BASE + 0x40_0000)` nor at the failing
-/// descriptor's destination.
+/// descriptor's destination; then a good descriptor on channel 1 completes (what the
+/// failing one left in the channel does not carry over).
 fn one_bad_descriptor(seed: u64, bad: Descriptor, cause: ErrorCause, setup: impl FnOnce(&mut Rig)) {
     let mut r = Rig::new(seed, 0.9, 256);
     setup(&mut r);
@@ -65,6 +66,19 @@ fn one_bad_descriptor(seed: u64, bad: Descriptor, cause: ErrorCause, setup: impl
     // Only the good channel's data went out: its MWrs and nothing else.
     let total: usize = r.host.writes.iter().map(|(_, w)| w.payload_len()).sum();
     assert_eq!(total, 4096);
+    let again = data_desc(
+        HOST_BASE + 0x31_0000,
+        HOST_BASE + 0x39_0000,
+        1024,
+        flags::LAST,
+        0,
+    );
+    r.host.fill_sources(&[again]);
+    r.put_internal(41, &again);
+    r.start_internal(1, 41);
+    r.run_until_stopped(&[1], 50_000);
+    assert_eq!(r.status(1), (ChannelState::Done, ErrorCause::None, 1));
+    r.host.check_golden(&[again]);
 }
 
 #[test]
