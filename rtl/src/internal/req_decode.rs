@@ -68,6 +68,10 @@ pub struct ReqDecode {
     pub is_read: Signal<Out, Bit>,
     fmt: Signal<Local, Bits<3>>,
     kind_type: Signal<Local, Bits<5>>,
+    /// The length field says 1 to 4 DWs: taken from the field itself, not from `len`,
+    /// whose 0-means-1024 choice would sit before the compare on the completer's
+    /// deepest path.
+    short: Signal<Local, Bit>,
     /// Address bits 31:0.
     addr_lo: Signal<Local, Bits<32>>,
     /// A 4-DW header whose address bits 63:42 are the global space's base.
@@ -92,6 +96,7 @@ impl Default for ReqDecode {
             is_read: Default::default(),
             fmt: Default::default(),
             kind_type: Default::default(),
+            short: Default::default(),
             addr_lo: Default::default(),
             in_global: Default::default(),
             in_desc: Default::default(),
@@ -122,6 +127,9 @@ impl Logic for ReqDecode {
         if self.data.val().get_bits::<10>(0) == 0 {
             self.len.next = 1024.into();
         }
+        self.short.next = (self.data.val().get_bits::<7>(3) == 0)
+            && (self.data.val().get_bits::<3>(0) != 0)
+            && (self.data.val().get_bits::<3>(0) <= 4);
 
         // Where a write lands.
         self.dw_addr.next = self.addr_lo.val().get_bits::<14>(2);
@@ -147,7 +155,7 @@ impl Logic for ReqDecode {
             self.kind.next = RequestKind::Write;
         } else if (self.kind_type.val() == 0) && !self.fmt.val().get_bit(1) {
             self.kind.next = RequestKind::Read;
-            if self.len.val() > 4 {
+            if !self.short.val() {
                 self.kind.next = RequestKind::LongRead;
             }
         } else if (self.kind_type.val() == 1) && !self.fmt.val().get_bit(1) {
@@ -232,7 +240,8 @@ mod tests {
         for i in 0..4_000 {
             let fmt = [0, 1, 2, 3, rng.below(8) as u32][rng.below(5) as usize];
             let kind_type = [0, 1, 10, 11, rng.below(32) as u32][rng.below(5) as usize];
-            let len = [0, 1, 4, 5, rng.below(1024) as u32][rng.below(5) as usize];
+            // Both ends of 1..=4, and fields whose low bits alone would look short.
+            let len = [0, 1, 4, 5, 8, 12, rng.below(1024) as u32][rng.below(7) as usize];
             // Offsets around the internal windows' edges, in and out of the global space.
             let offset = [
                 rng.below(1 << 15),
