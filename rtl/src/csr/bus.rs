@@ -5,10 +5,10 @@
 //! A write happens at the clock edge where `wr_en` is set, on the bytes `wr_be` enables;
 //! `wr_mask` is the same enables as a bit mask (byte k: bits 8k+7..8k), made once by the
 //! completer, so a target merges `old & !mask | data & mask`. A read: the completer holds
-//! `rd_addr` for two cycles and takes `rd_data` in the second; every target answers
-//! from a register (the register file and the DMA registers register their decode's
-//! answer, the memories their read), and 0 outside its own range, so the chip ORs the
-//! targets' answers.
+//! `rd_addr` (a register) for two cycles and takes `rd_data` in the second; every
+//! target answers from registers (the DMA registers register their decode's answer, the
+//! register file its answer in parts that it ORs, the memories their read), and 0
+//! outside its own range, so the chip ORs the targets' answers.
 
 use rust_hdl::prelude::*;
 
