@@ -29,6 +29,21 @@ pub struct TestBeat {
     pub unsupported: bool,
 }
 
+// `pcie-model` is a dev-dependency: the unit tests' beats come from it.
+#[cfg(test)]
+impl From<pcie_model::beats::Beat> for TestBeat {
+    /// The beat with no chip metadata (destination, source 0).
+    fn from(b: pcie_model::beats::Beat) -> Self {
+        Self {
+            data: b.data,
+            sop: b.sop,
+            eop: b.eop,
+            empty: b.empty,
+            ..Self::default()
+        }
+    }
+}
+
 /// Converts a `u128` into a 128-bit signal value.
 pub fn bits128(x: u128) -> Bits<128> {
     let lo: Bits<128> = bit_cast::<128, 64>(Bits::<64>::from(x as u64));

@@ -2,7 +2,7 @@
 
 use super::cpl_intake::CplIntake;
 use crate::dmac::RingLayout;
-use crate::harness::{bits128, Lcg, Stepper};
+use crate::harness::{BeatIn, Lcg, Stepper, TestBeat};
 use pcie_model::beats::{to_beats, Beat};
 use pcie_model::tlp::{Bdf, CplStatus, Tag, Tlp};
 
@@ -84,17 +84,10 @@ fn completions_land_and_count_under_random_idle() {
             .map(|p| p.beats[p.next]);
         let u = &mut s.uut;
         u.reset.next = cycle == 0;
-        u.cpl.valid.next = beat.is_some() && cycle > 0;
-        let b = beat.unwrap_or(Beat {
-            data: 0,
-            sop: false,
-            eop: false,
-            empty: 0,
-        });
-        u.cpl.data.next = bits128(b.data);
-        u.cpl.sop.next = b.sop;
-        u.cpl.eop.next = b.eop;
-        u.cpl.empty.next = u64::from(b.empty).into();
+        u.cpl.put(
+            &beat.map(TestBeat::from).unwrap_or_default(),
+            beat.is_some() && cycle > 0,
+        );
         for c in 0..C {
             let busy: u64 = (0..8)
                 .filter(|&k| data[8 * c + k].is_some())

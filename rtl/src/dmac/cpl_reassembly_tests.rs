@@ -2,7 +2,7 @@
 
 use super::cpl_reassembly::CplReassembly;
 use crate::dmac::RingLayout;
-use crate::harness::{bits128, Lcg, Stepper};
+use crate::harness::{BeatIn, Lcg, Stepper, TestBeat};
 use pcie_model::beats::{to_beats, Beat};
 use pcie_model::tlp::{Bdf, CplStatus, Tag, Tlp};
 use std::collections::VecDeque;
@@ -83,17 +83,10 @@ fn reads_retire_in_order_two_cycles_after_their_last_beat() {
         u.reset.next = cycle == 0;
         u.issue_valid.next = false;
         u.chan_reset.next = 0.into();
-        u.cpl.valid.next = beat.is_some();
-        let b = beat.unwrap_or(Beat {
-            data: 0,
-            sop: false,
-            eop: false,
-            empty: 0,
-        });
-        u.cpl.data.next = bits128(b.data);
-        u.cpl.sop.next = b.sop;
-        u.cpl.eop.next = b.eop;
-        u.cpl.empty.next = u64::from(b.empty).into();
+        u.cpl.put(
+            &beat.map(TestBeat::from).unwrap_or_default(),
+            beat.is_some(),
+        );
         s.settle();
         let u = &s.uut;
         assert!(u.cpl.ready.val(), "the stage always takes");

@@ -66,6 +66,11 @@ fn one_bad_descriptor(seed: u64, bad: Descriptor, cause: ErrorCause, setup: impl
     // Only the good channel's data went out: its MWrs and nothing else.
     let total: usize = r.host.writes.iter().map(|(_, w)| w.payload_len()).sum();
     assert_eq!(total, 4096);
+    good_again_on_channel_1(&mut r);
+}
+
+/// After an error on channel 1: a good descriptor on it now completes.
+fn good_again_on_channel_1(r: &mut Rig) {
     let again = data_desc(
         HOST_BASE + 0x31_0000,
         HOST_BASE + 0x39_0000,
@@ -280,20 +285,8 @@ fn dma_error_completion_timeout() {
             writes_into(&r, HOST_BASE + 0x38_0000, HOST_BASE + 0x39_0000),
             0
         );
-        // The channel is usable again: a good descriptor on it now completes.
-        let again = data_desc(
-            HOST_BASE + 0x31_0000,
-            HOST_BASE + 0x39_0000,
-            1024,
-            flags::LAST,
-            0,
-        );
-        r.host.fill_sources(&[again]);
-        r.put_internal(41, &again);
-        r.start_internal(1, 41);
-        r.run_until_stopped(&[1], 50_000);
-        assert_eq!(r.status(1), (ChannelState::Done, ErrorCause::None, 1));
-        r.host.check_golden(&[again]);
+        // The channel is usable again.
+        good_again_on_channel_1(&mut r);
     });
 }
 
