@@ -8,7 +8,7 @@ use super::crossbar::INPUTS;
 use rust_hdl::prelude::*;
 
 /// The arbiter of one output.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct OutputArbiter {
     /// Core clock.
     pub clock: Signal<In, Clock>,
@@ -20,6 +20,11 @@ pub struct OutputArbiter {
     pub taken: Signal<In, Bit>,
     /// One-hot winner (zero without a request).
     pub grant: Signal<Out, Bits<INPUTS>>,
+    /// Per input: it would win if it asked, whatever it asks now (from the other
+    /// inputs' requests and `last`): `grant` is `request & wins`. The crossbar answers an
+    /// input's head beat from this and the input's own destination, so that its `ready`
+    /// does not wait for that destination's way through the whole choice.
+    pub wins: Signal<Out, Bits<INPUTS>>,
     /// One-hot input whose grant was taken last; zero after reset.
     last: DFF<Bits<INPUTS>>,
     /// Inputs above `last`: bit i is the OR of `last`'s bits below i.
@@ -31,6 +36,33 @@ pub struct OutputArbiter {
     /// Running ORs of the loops below: a lower bit of `last` / of `cand` was set.
     seen: Signal<Local, Bit>,
     found: Signal<Local, Bit>,
+    /// Per input i: the inputs below it.
+    below: [Constant<Bits<INPUTS>>; INPUTS],
+    /// Per input i: the inputs but i.
+    others: [Constant<Bits<INPUTS>>; INPUTS],
+}
+
+impl Default for OutputArbiter {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            request: Default::default(),
+            taken: Default::default(),
+            grant: Default::default(),
+            wins: Default::default(),
+            last: Default::default(),
+            above: Default::default(),
+            after_last: Default::default(),
+            cand: Default::default(),
+            seen: Default::default(),
+            found: Default::default(),
+            below: array_init::array_init(|i| Constant::new(((1u64 << i) - 1).into())),
+            others: array_init::array_init(|i| {
+                Constant::new(((1u64 << INPUTS) - 1 - (1 << i)).into())
+            }),
+        }
+    }
 }
 
 impl Logic for OutputArbiter {
@@ -60,6 +92,20 @@ impl Logic for OutputArbiter {
             }
             self.found.next = self.found.val() || self.cand.val().get_bit(i);
         }
+        // Input i above `last` wins unless a lower input above `last` asks; below or at
+        // `last`, unless any input above `last` or any lower input asks.
+        self.wins.next = 0.into();
+        for i in 0..INPUTS {
+            if self.above.val().get_bit(i) {
+                if !(self.after_last.val() & self.below[i].val()).any() {
+                    self.wins.next = self.wins.val().replace_bit(i, true);
+                }
+            } else if !(self.after_last.val() & self.others[i].val()).any()
+                && !(self.request.val() & self.below[i].val()).any()
+            {
+                self.wins.next = self.wins.val().replace_bit(i, true);
+            }
+        }
         if self.taken.val() {
             self.last.d.next = self.grant.val();
         }
@@ -76,7 +122,8 @@ mod tests {
 
     /// Random requests, taken at random, against the rule written plainly: the lowest
     /// requesting input above the last taken, else the lowest; `last` moves only when
-    /// taken, and a reset clears it.
+    /// taken, and a reset clears it; each input's `wins` is whether it would be granted,
+    /// asking too.
     #[test]
     fn grants_rotate_above_the_last_taken() {
         let mut s = Stepper::new(OutputArbiter::default(), |u| &mut u.clock);
@@ -100,6 +147,16 @@ mod tests {
                 winner.map_or(0, |w| 1 << w),
                 "cycle {cycle}: requests {request:#b}, last {last:?}"
             );
+            // Would input i win, asking too?
+            let wins: u64 = (0..INPUTS)
+                .filter(|&i| {
+                    let r = request | 1 << i;
+                    let above = (from..INPUTS).find(|&k| r >> k & 1 == 1);
+                    above.or_else(|| (0..INPUTS).find(|&k| r >> k & 1 == 1)) == Some(i)
+                })
+                .map(|i| 1 << i)
+                .sum();
+            assert_eq!(s.uut.wins.val().to_u64(), wins, "cycle {cycle}: wins");
             if taken {
                 last = winner;
             }

@@ -230,12 +230,23 @@ impl Logic for Crossbar {
             self.out_busy[j].next = self.owner[j].q.val().any() || self.out[j].holding.val();
         }
 
-        // Inputs: ready from the granted output, or always while discarding.
+        // Inputs: ready from the output that takes them, or always while discarding. An
+        // output takes the input that owns it, or, free, a head beat that asks for it and
+        // would win it (`wins`, not `sel`: the arbiter's answer for this input does not
+        // wait for this input's own destination).
         for i in 0..INPUTS {
             self.sinks[i].ready.next = self.dropping[i].q.val() || self.bad_head[i].val();
             for j in 0..NUM_ENDPOINTS {
-                if self.sel[j].val().get_bit(i) && self.out[j].sink.ready.val() {
-                    self.sinks[i].ready.next = true;
+                if self.out[j].sink.ready.val() {
+                    if self.owner[j].q.val().get_bit(i) {
+                        self.sinks[i].ready.next = true;
+                    }
+                    if !self.owner[j].q.val().any()
+                        && self.want[i].val().get_bit(j)
+                        && self.arbiter[j].wins.val().get_bit(i)
+                    {
+                        self.sinks[i].ready.next = true;
+                    }
                 }
             }
             if self.reset.val() {
