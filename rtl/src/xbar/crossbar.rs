@@ -14,7 +14,10 @@
 //! such input; the grant is used in the same cycle (cut-through, no bubble between
 //! packets) and, unless that first beat is also the last, is held in `owner` until the
 //! `eop` beat has been accepted, so packets never interleave. An input's `ready` is the
-//! `ready` of the output it is granted to; an input without a grant is not ready.
+//! `ready` of the output it is granted to; an input without a grant is not ready. For a
+//! head beat it is taken from the arbiter's `wins` and the beat's own destination rather
+//! than from the grant (the same answer, without the destination's way through the
+//! whole choice).
 //!
 //! Arbitration ([`OutputArbiter`]): each output keeps `last`, the one-hot input whose
 //! grant it took last. Requests from inputs above `last` come first, lowest index first;
