@@ -9,10 +9,10 @@
 //! 0, on the reorder stage's deepest path: the bit is a register beside the count); two
 //! writes a cycle, the later winning on the same tag: a completion's count (its read's
 //! DWs still to come after it, or 0 after a failed one), an issued read's entry. The
-//! chip holds it in registers as
-//! the flip-flops it replaces did; written as an array, the simulators index it instead
-//! of comparing a tag against every entry. Tags are the 8-bit TLP field; the table uses
-//! their low bits (the caller looks up only data tags, or ignores the answer).
+//! chip holds it in registers as the flip-flops it replaces did; written as an array,
+//! the simulators index it instead of comparing a tag against every entry. Tags are the
+//! 8-bit TLP field; the table uses their low bits (the caller looks up only data tags,
+//! or ignores the answer).
 
 use rust_hdl::prelude::*;
 
