@@ -18,6 +18,7 @@
 //! reads (or the timeout) before reporting; descriptors of a chain run one after another.
 
 use super::chain_count::ChainCount;
+use super::channel_offers::ChannelOffers;
 use super::channel_status::ChannelStatus;
 use super::cpl_watchdog::CplWatchdog;
 use super::data_cursors::DataCursors;
@@ -26,6 +27,7 @@ use super::desc_check::DescCheck;
 use super::desc_regs::{DescFields, DescRegs};
 use super::dest_route::DestRoute;
 use super::end_writes::EndWrites;
+use super::requests::{ReadReqSource, WriteReqSource};
 use crate::router::RouteConfig;
 use peach2_regmap::dma::{flags, ErrorCause, DESC_BYTES, DESC_COUNT};
 use rust_hdl::prelude::*;
@@ -61,6 +63,25 @@ pub enum ChanState {
     Next,
     /// Waiting for outstanding reads after a completion error.
     Drain,
+}
+
+#[cfg(test)]
+impl ChanState {
+    /// Every state, for tests that go through them all.
+    pub(crate) const ALL: [ChanState; 12] = [
+        ChanState::Idle,
+        ChanState::Done,
+        ChanState::Error,
+        ChanState::FetchInt,
+        ChanState::FetchHost,
+        ChanState::FetchHostWait,
+        ChanState::Check,
+        ChanState::Run,
+        ChanState::Immediate,
+        ChanState::EndWrites,
+        ChanState::Next,
+        ChanState::Drain,
+    ];
 }
 
 /// One DMA channel.
@@ -133,42 +154,14 @@ pub struct DmaChannel {
     pub cpl_error: Signal<In, Bit>,
     /// Pulse: a completion arrived.
     pub cpl_seen: Signal<In, Bit>,
-    /// Pulse: the read was taken.
-    pub rd_grant: Signal<In, Bit>,
-    /// Pulse: the write was taken.
-    pub wr_grant: Signal<In, Bit>,
-    /// Pulse: the write's data left the reorder buffer.
-    pub wr_done: Signal<In, Bit>,
     /// Internal descriptor read wanted.
     pub desc_ram_req: Signal<Out, Bit>,
     /// Its index.
     pub desc_ram_index: Signal<Out, Bits<10>>,
-    /// A read is wanted.
-    pub rd_valid: Signal<Out, Bit>,
-    /// Read address.
-    pub rd_addr: Signal<Out, Bits<64>>,
-    /// Read length in DWs.
-    pub rd_len_dw: Signal<Out, Bits<8>>,
-    /// Read tag.
-    pub rd_tag: Signal<Out, Bits<8>>,
-    /// Ring position of the read's first DW.
-    pub rd_pos: Signal<Out, Bits<16>>,
-    /// Ring position one past its last DW (`rd_pos + rd_len_dw`).
-    pub rd_end: Signal<Out, Bits<16>>,
-    /// A write is wanted.
-    pub wr_valid: Signal<Out, Bit>,
-    /// The write carries `wr_value`.
-    pub wr_imm: Signal<Out, Bit>,
-    /// Write address.
-    pub wr_addr: Signal<Out, Bits<64>>,
-    /// Write length in DWs.
-    pub wr_len_dw: Signal<Out, Bits<7>>,
-    /// Ring position of the write's first DW.
-    pub wr_pos: Signal<Out, Bits<16>>,
-    /// Crossbar destination of the write.
-    pub wr_dest: Signal<Out, Bits<3>>,
-    /// Value of a one-DW write.
-    pub wr_value: Signal<Out, Bits<32>>,
+    /// Downstream: the channel's reads (descriptor fetches and data).
+    pub rd: ReadReqSource,
+    /// Downstream: the channel's writes (data, notifications, MSI, immediates).
+    pub wr: WriteReqSource,
     /// Pulse: forget this channel's outstanding reads.
     pub chan_reset: Signal<Out, Bit>,
     /// `STATUS`.
@@ -203,6 +196,8 @@ pub struct DmaChannel {
     rx_route: DestRoute,
     /// The notifications and MSI after the descriptor's data.
     ending: EndWrites,
+    /// What the channel asks for in its state; whose request a grant answers.
+    offers: ChannelOffers,
     /// The completion timeout.
     watchdog: CplWatchdog,
     /// The channel waits on reads (the watchdog counts).
@@ -219,8 +214,6 @@ pub struct DmaChannel {
     /// The ending writes started once the last read was taken (they are all taken once
     /// `ending` offers none).
     early: DFF<Bit>,
-    /// An ending write is offered during `Run`.
-    end_offer: Signal<Local, Bit>,
     /// The causes the channel finds itself (the descriptor's come from `check`).
     chain_limit_code: CauseCode<{ ErrorCause::ChainLimit as u64 }>,
     cpl_error_code: CauseCode<{ ErrorCause::CplError as u64 }>,
@@ -278,10 +271,9 @@ impl Logic for DmaChannel {
         self.data.src_pitch.next = self.desc.fields.src_pitch.val();
         self.data.dst_pitch.next = self.desc.fields.dst_pitch.val();
         self.data.run.next = self.state.q.val() == ChanState::Run;
-        self.data.rd_grant.next = self.rd_grant.val();
-        self.end_offer.next = (self.state.q.val() == ChanState::Run) && self.ending.wr_valid.val();
-        self.data.wr_grant.next = self.wr_grant.val() && !self.end_offer.val();
-        self.data.wr_done.next = self.wr_done.val();
+        self.data.rd_grant.next = self.offers.data_rd_grant.val();
+        self.data.wr_grant.next = self.offers.data_wr_grant.val();
+        self.data.wr_done.next = self.offers.data_wr_done.val();
         self.data.avail.next = self.avail.val();
         self.data.can_issue.next = self.can_issue.val();
         self.data.ring_dws.next = self.ring_dws.val();
@@ -293,8 +285,7 @@ impl Logic for DmaChannel {
         self.ending.clock.next = self.clock.val();
         self.ending.reset.next = self.reset.val() || self.stopped.val();
         self.ending.flags.next = self.desc.fields.flags.val();
-        self.ending.wr_grant.next = self.wr_grant.val()
-            && ((self.state.q.val() == ChanState::EndWrites) || self.end_offer.val());
+        self.ending.wr_grant.next = self.offers.end_grant.val();
         self.ending.notify_rx_addr.next = self.notify_rx_addr.val();
         self.ending.rx_dest.next = self.rx_dest.q.val();
         self.ending.notify_self_addr.next = self.notify_self_addr.val();
@@ -313,22 +304,35 @@ impl Logic for DmaChannel {
         self.watchdog.reads_idle.next = self.reads_idle.val();
         self.watchdog.cpl_timeout.next = self.cpl_timeout.val();
 
+        // The requests: the descriptor's fetch, its data's reads and writes, its ending
+        // writes or immediate value.
+        self.offers.state.next = self.state.q.val();
+        self.offers.cur.next = self.cur.q.val();
+        self.offers.desc_tag.next = self.desc_tag.val();
+        self.offers.data_tag_base.next = self.data_tag_base.val();
+        self.offers.issue_idx.next = self.issue_idx.val();
+        self.offers.data_rd_want.next = self.data.rd_want.val();
+        self.offers.data_rd_addr.next = self.data.rd_addr.val();
+        self.offers.data_rd_n.next = self.data.rd_n.val();
+        self.offers.data_rd_pos.next = self.data.rd_pos.val();
+        self.offers.data_rd_end.next = self.data.rd_end.val();
+        self.offers.data_wr_want.next = self.data.wr_want.val();
+        self.offers.data_wr_addr.next = self.data.wr_addr.val();
+        self.offers.data_wr_n.next = self.data.wr_n.val();
+        self.offers.data_wr_pos.next = self.data.wr_pos.val();
+        self.offers.data_wr_dest.next = self.w_dest.q.val();
+        self.offers.end_valid.next = self.ending.wr_valid.val();
+        self.offers.end_addr.next = self.ending.wr_addr.val();
+        self.offers.end_dest.next = self.ending.wr_dest.val();
+        self.offers.end_value.next = self.ending.wr_value.val();
+        self.offers.imm_addr.next = self.desc.fields.dst.val();
+        self.offers.imm_value.next = self.desc.fields.src.val().get_bits::<32>(0);
+        ReadReqSource::link(&mut self.rd, &mut self.offers.rd);
+        WriteReqSource::link(&mut self.wr, &mut self.offers.wr);
+        self.desc_ram_req.next = self.offers.desc_ram_req.val();
+        self.desc_ram_index.next = self.offers.desc_ram_index.val();
+
         // Defaults.
-        self.desc_ram_req.next = false;
-        self.desc_ram_index.next = self.cur.q.val().get_bits::<10>(5);
-        self.rd_valid.next = false;
-        self.rd_addr.next = self.data.rd_addr.val();
-        self.rd_len_dw.next = self.data.rd_n.val();
-        self.rd_tag.next = self.data_tag_base.val() | bit_cast::<8, 3>(self.issue_idx.val());
-        self.rd_pos.next = self.data.rd_pos.val();
-        self.rd_end.next = self.data.rd_end.val();
-        self.wr_valid.next = false;
-        self.wr_imm.next = false;
-        self.wr_addr.next = self.data.wr_addr.val();
-        self.wr_len_dw.next = self.data.wr_n.val();
-        self.wr_pos.next = self.data.wr_pos.val();
-        self.wr_dest.next = self.w_dest.q.val();
-        self.wr_value.next = self.ending.wr_value.val();
         self.chan_reset.next = false;
         self.running.next = false;
         self.data_done.next = false;
@@ -353,19 +357,12 @@ impl Logic for DmaChannel {
             ChanState::Done => {}
             ChanState::Error => {}
             ChanState::FetchInt => {
-                self.desc_ram_req.next = true;
                 if self.desc_ram_valid.val() {
                     self.state.d.next = ChanState::Check;
                 }
             }
             ChanState::FetchHost => {
-                self.rd_valid.next = true;
-                self.rd_addr.next = self.cur.q.val();
-                self.rd_len_dw.next = 8.into();
-                self.rd_tag.next = self.desc_tag.val();
-                self.rd_pos.next = 0.into();
-                self.rd_end.next = 8.into();
-                if self.rd_grant.val() {
+                if self.rd.grant.val() {
                     self.state.d.next = ChanState::FetchHostWait;
                 }
             }
@@ -389,15 +386,6 @@ impl Logic for DmaChannel {
             }
             ChanState::Run => {
                 self.running.next = true;
-                self.rd_valid.next = self.data.rd_want.val();
-                self.wr_valid.next = self.data.wr_want.val();
-                if self.end_offer.val() {
-                    self.wr_valid.next = true;
-                    self.wr_imm.next = true;
-                    self.wr_addr.next = self.ending.wr_addr.val();
-                    self.wr_len_dw.next = 1.into();
-                    self.wr_dest.next = self.ending.wr_dest.val();
-                }
                 if self.data.done.val() {
                     self.data_done.next = true;
                     self.state.d.next = self.after_data.val();
@@ -410,22 +398,12 @@ impl Logic for DmaChannel {
                 }
             }
             ChanState::Immediate => {
-                self.wr_valid.next = true;
-                self.wr_imm.next = true;
-                self.wr_addr.next = self.desc.fields.dst.val();
-                self.wr_len_dw.next = 1.into();
-                self.wr_value.next = self.desc.fields.src.val().get_bits::<32>(0);
-                if self.wr_grant.val() {
+                if self.wr.grant.val() {
                     self.data_done.next = true;
                     self.state.d.next = self.after_data.val();
                 }
             }
             ChanState::EndWrites => {
-                self.wr_valid.next = self.ending.wr_valid.val();
-                self.wr_imm.next = true;
-                self.wr_addr.next = self.ending.wr_addr.val();
-                self.wr_len_dw.next = 1.into();
-                self.wr_dest.next = self.ending.wr_dest.val();
                 if self.ending.done.val() {
                     self.state.d.next = ChanState::Next;
                 }

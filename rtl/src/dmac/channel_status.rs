@@ -61,21 +61,6 @@ mod tests {
     use crate::verilog::checks::lint_verilog;
     use crate::verilog::export::block_verilog;
 
-    const STATES: [ChanState; 12] = [
-        ChanState::Idle,
-        ChanState::Done,
-        ChanState::Error,
-        ChanState::FetchInt,
-        ChanState::FetchHost,
-        ChanState::FetchHostWait,
-        ChanState::Check,
-        ChanState::Run,
-        ChanState::Immediate,
-        ChanState::EndWrites,
-        ChanState::Next,
-        ChanState::Drain,
-    ];
-
     /// Every state with random causes and descriptors, against the register map.
     #[test]
     fn registers_read_as_the_register_map_says() {
@@ -83,7 +68,7 @@ mod tests {
         uut.connect_all();
         let mut rng = Lcg(0x57A7);
         for _ in 0..2_000 {
-            let state = STATES[rng.below(STATES.len() as u64) as usize];
+            let state = ChanState::ALL[rng.below(ChanState::ALL.len() as u64) as usize];
             let (cause, host, cur) = (rng.below(16), rng.chance(0.5), rng.next_u64());
             uut.state.next = state;
             uut.cause.next = cause.into();

@@ -1,35 +1,28 @@
 //! Completion beats into place, one per cycle, the header beat included: the header
 //! checked against the read its tag names (`cpl_header`), its fields held for its
-//! payload beats, each beat's lanes into the reorder buffer's banks or the channel's
-//! descriptor (`cpl_lanes`), and what the completion leaves of its read's count.
+//! payload beats (`cpl_progress`), each beat's lanes into the reorder buffer's banks or
+//! the channel's descriptor (`cpl_lanes`), and what the completion leaves of its read's
+//! count.
 //!
 //! A beat's lanes are written a cycle after it is taken: the beat and what its header
-//! found are registered (`l_*`, and the `r_*` the payload beats use anyway) between the
-//! header's checks and the lanes' placement, which would not fit one cycle together.
-//! The count (the DWs still to come after the completion's last beat, or 0 when it
-//! failed) goes out on `count_*` in the cycle of its last beat (of its header when it
-//! failed), and the reassembly stage writes it a cycle later, so a read's last DWs are
-//! in the banks before it can retire. (A good header with payload beats after it writes
-//! the count unchanged, so that whether to write does not wait for the checks.) A completion with an error status, the poison
-//! bit, no data, or a byte count / length that does not fit its read fails its channel
-//! (`cpl_error`, a cycle after the header, from a register: the header's checks are the
-//! DMA's deepest logic). A completion for a tag that is not outstanding is counted as
-//! unexpected and dropped.
+//! found are registered (`l_*`, and the fields `cpl_progress` holds for the payload
+//! beats anyway) between the header's checks and the lanes' placement, which would not
+//! fit one cycle together. The count (the DWs still to come after the completion's last
+//! beat, or 0 when it failed) goes out on `count_*` in the cycle of its last beat (of its
+//! header when it failed), and the reassembly stage writes it a cycle later, so a read's
+//! last DWs are in the banks before it can retire. (A good header with payload beats
+//! after it writes the count unchanged, so that whether to write does not wait for the
+//! checks.) A completion with an error status, the poison bit, no data, or a byte count
+//! / length that does not fit its read fails its channel (`cpl_error`, a cycle after the
+//! header, from a register: the header's checks are the DMA's deepest logic). A
+//! completion for a tag that is not outstanding is counted as unexpected and dropped.
 
 use super::cpl_header::CplHeader;
 use super::cpl_lanes::CplLanes;
+use super::cpl_progress::CplProgress;
 use super::payload_lanes::PayloadLanes;
 use crate::stream::TlpSink;
 use rust_hdl::prelude::*;
-
-/// Which beat of a completion comes next.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
-pub enum IntakeState {
-    /// Waiting for (or taking) a completion's header beat.
-    Header,
-    /// Taking payload beats.
-    Data,
-}
 
 /// The completion intake of `C` channels (`CB` bits of channel number).
 #[derive(LogicBlock)]
@@ -93,72 +86,25 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     pub desc_data: Signal<Out, Bits<128>>,
     /// The tag of the descriptor fetch the DWs belong to (names the channel).
     pub desc_tag: Signal<Out, Bits<8>>,
-    /// Header or payload beats next.
-    state: DFF<IntakeState>,
     /// The beat on the input as a header, against the read its tag names.
     header: CplHeader<C, CB>,
+    /// The completion the beat belongs to: from its header, or held for its payload.
+    progress: CplProgress<C, CB>,
     /// Per channel: the completion whose header was taken last cycle failed.
     err: DFF<Bits<C>>,
-    // The completion taken, registered at its header for the payload beats after it:
-    /// Ring position of its first payload DW.
-    r_base: DFF<Bits<16>>,
-    /// Index of the next beat's lane 0 in the packet, in DWs (header DWs included).
-    r_bidx: DFF<Bits<11>>,
-    /// Payload DWs.
-    r_plen: DFF<Bits<11>>,
-    /// Channel.
-    r_chan: DFF<Bits<CB>>,
-    /// A descriptor fetch's completion (not data).
-    r_desc: DFF<Bit>,
-    /// It passed the checks (its payload is written).
-    r_ok: DFF<Bit>,
-    /// Its tag.
-    r_tag: DFF<Bits<8>>,
-    /// Its data read's DWs still to come, as the header found them (for the count at
-    /// its last beat: nothing else changes that tag's entry meanwhile).
-    r_rem: DFF<Bits<8>>,
-    // The completion being taken (from the header beat, or the registers after it).
-    /// See `r_base`.
-    e_base: Signal<Local, Bits<16>>,
-    /// See `r_bidx`.
-    e_bidx: Signal<Local, Bits<11>>,
-    /// See `r_plen`.
-    e_plen: Signal<Local, Bits<11>>,
-    /// See `r_chan`.
-    e_chan: Signal<Local, Bits<CB>>,
-    /// See `r_desc`.
-    e_desc: Signal<Local, Bit>,
-    /// See `r_ok`.
-    e_ok: Signal<Local, Bit>,
-    /// See `r_tag`.
-    e_tag: Signal<Local, Bits<8>>,
-    /// The DWs still expected by its read (data or descriptor).
-    e_rem: Signal<Local, Bits<8>>,
-    /// `e_rem` less `e_plen` (mod 256), subtracted before the choice of `e_rem`'s
-    /// source (see `CplHeader::rem_less`): what a last beat leaves.
-    e_less: Signal<Local, Bits<8>>,
-    /// `r_plen` mod 256, what `e_less` subtracts on a payload beat.
-    r_plen8: Signal<Local, Bits<8>>,
     /// Which of the beat's lanes carry payload.
     beat_payload: PayloadLanes,
-    /// A beat is taken this cycle.
-    take: Signal<Local, Bit>,
-    /// A header beat is taken this cycle.
-    take_header: Signal<Local, Bit>,
     /// The header taken this cycle names an outstanding read and fails.
     fail: Signal<Local, Bit>,
-    /// A payload beat, the completion's last, is taken and the completion passed the
-    /// checks.
-    last_ok: Signal<Local, Bit>,
     /// Per channel: the header taken this cycle fails.
     err_now: Signal<Local, Bits<C>>,
     // The beat taken last cycle, for the lanes' placement this cycle (its completion's
-    // other fields are the `r_*` registers, which hold them from the cycle after its
+    // other fields are `progress`'s registers, which hold them from the cycle after its
     // header on):
     /// A beat was taken.
     l_take: DFF<Bit>,
-    /// Its completion passed the checks (a header beat without SOP leaves the `r_*`
-    /// registers as they were, so `r_ok` would not say).
+    /// Its completion passed the checks (a header beat without SOP leaves `progress`'s
+    /// registers as they were, so they would not say).
     l_ok: DFF<Bit>,
     /// Per lane: it carries a payload DW.
     l_payload: DFF<Bits<4>>,
@@ -214,36 +160,15 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             desc_idx: Default::default(),
             desc_data: Default::default(),
             desc_tag: Default::default(),
-            state: Default::default(),
             header: CplHeader::new(),
+            progress: CplProgress::new(),
             err: Default::default(),
-            r_base: Default::default(),
-            r_bidx: Default::default(),
-            r_plen: Default::default(),
-            r_chan: Default::default(),
-            r_desc: Default::default(),
-            r_ok: Default::default(),
-            r_tag: Default::default(),
-            r_rem: Default::default(),
-            e_base: Default::default(),
-            e_bidx: Default::default(),
-            e_plen: Default::default(),
-            e_chan: Default::default(),
-            e_desc: Default::default(),
-            e_ok: Default::default(),
-            e_tag: Default::default(),
-            e_rem: Default::default(),
-            e_less: Default::default(),
-            r_plen8: Default::default(),
-            take: Default::default(),
-            take_header: Default::default(),
+            beat_payload: Default::default(),
             fail: Default::default(),
-            last_ok: Default::default(),
             err_now: Default::default(),
             l_take: Default::default(),
             l_ok: Default::default(),
             l_payload: Default::default(),
-            beat_payload: Default::default(),
             l_pos: Default::default(),
             l_data: Default::default(),
             lanes: CplLanes::new(),
@@ -265,17 +190,13 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, err, l_take, l_ok, l_payload, l_pos, l_data, r_base, r_bidx,
-            r_plen, r_chan, r_desc, r_ok, r_tag, r_rem, d_we, d_idx, d_data, d_tag
+            self, clock, err, l_take, l_ok, l_payload, l_pos, l_data, d_we, d_idx, d_data, d_tag
         );
         self.cpl.ready.next = true;
-        self.take.next = self.cpl.valid.val();
-        self.take_header.next =
-            (self.state.q.val() == IntakeState::Header) && self.take.val() && self.cpl.sop.val();
 
         // The beat on the input as a header. The table is read at its tag field whatever
-        // the state: only a header beat's answer is used (payload beats count from
-        // `r_rem`), so the read address does not wait for the state.
+        // the state: only a header beat's answer is used (payload beats count from what
+        // `progress` holds), so the read address does not wait for the state.
         self.header.data.next = self.cpl.data.val();
         self.tag.next = self.header.tag.val();
         self.header.lookup_start.next = self.lookup_start.val();
@@ -291,55 +212,21 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         self.header.d_busy.next = self.d_busy.val();
 
         // The completion in progress.
-        self.e_base.next = self.r_base.q.val();
-        self.e_bidx.next = self.r_bidx.q.val();
-        self.e_plen.next = self.r_plen.q.val();
-        self.e_chan.next = self.r_chan.q.val();
-        self.e_desc.next = self.r_desc.q.val();
-        self.e_ok.next = self.r_ok.q.val();
-        self.e_tag.next = self.r_tag.q.val();
-        self.e_rem.next = self.r_rem.q.val();
-        self.r_plen8.next = self.r_plen.q.val().get_bits::<8>(0);
-        self.e_less.next = self.r_rem.q.val() - self.r_plen8.val();
-        if self.state.q.val() == IntakeState::Header {
-            self.e_base.next = self.header.base.val();
-            self.e_bidx.next = 0.into();
-            self.e_plen.next = self.header.len.val();
-            self.e_chan.next = self.header.chan.val();
-            self.e_desc.next = self.header.is_desc.val();
-            self.e_ok.next = self.header.ok.val() && self.cpl.sop.val();
-            self.e_tag.next = self.header.tag.val();
-            self.e_rem.next = self.header.rem.val();
-            self.e_less.next = self.header.rem_less.val();
-        }
-        // A descriptor fetch's count lives in `desc_fetches`, not in `r_rem`: its payload
-        // beats read it there (the header has it from `cpl_header`).
+        self.progress.clock.next = self.clock.val();
+        self.progress.reset.next = self.reset.val();
+        self.progress.take.next = self.cpl.valid.val();
+        self.progress.sop.next = self.cpl.sop.val();
+        self.progress.eop.next = self.cpl.eop.val();
+        self.progress.h_base.next = self.header.base.val();
+        self.progress.h_len.next = self.header.len.val();
+        self.progress.h_chan.next = self.header.chan.val();
+        self.progress.h_desc.next = self.header.is_desc.val();
+        self.progress.h_ok.next = self.header.ok.val();
+        self.progress.h_tag.next = self.header.tag.val();
+        self.progress.h_rem.next = self.header.rem.val();
+        self.progress.h_rem_less.next = self.header.rem_less.val();
         for c in 0..C {
-            if (self.state.q.val() == IntakeState::Data)
-                && self.r_desc.q.val()
-                && (self.r_chan.q.val().index() == c)
-            {
-                self.e_rem.next = self.d_rem[c].val();
-                self.e_less.next = self.d_rem[c].val() - self.r_plen8.val();
-            }
-        }
-        if self.take.val() {
-            self.r_bidx.d.next = self.e_bidx.val() + 4;
-        }
-        if self.take_header.val() {
-            self.r_base.d.next = self.e_base.val();
-            self.r_plen.d.next = self.e_plen.val();
-            self.r_chan.d.next = self.e_chan.val();
-            self.r_desc.d.next = self.e_desc.val();
-            self.r_ok.d.next = self.e_ok.val();
-            self.r_tag.d.next = self.e_tag.val();
-            self.r_rem.d.next = self.header.rem.val();
-            if !self.cpl.eop.val() {
-                self.state.d.next = IntakeState::Data;
-            }
-        }
-        if (self.state.q.val() == IntakeState::Data) && self.take.val() && self.cpl.eop.val() {
-            self.state.d.next = IntakeState::Header;
+            self.progress.d_rem[c].next = self.d_rem[c].val();
         }
 
         // The header's verdict: seen, failed (the read counts as finished: its channel
@@ -349,7 +236,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         self.cpl_seen.next = 0.into();
         self.cpl_unexpected.next = false;
         self.cpl_error.next = self.err.q.val();
-        if self.take_header.val() {
+        if self.progress.take_header.val() {
             if !self.header.known.val() {
                 self.cpl_unexpected.next = true;
             } else {
@@ -370,36 +257,37 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         // last payload beat writes it less the payload. So whether to write waits only
         // for the tag's lookup, not for the checks (the DMA's deepest logic): they
         // decide only the clear, which `pending_count` keeps in a register of its own.
-        self.last_ok.next = (self.state.q.val() == IntakeState::Data)
-            && self.take.val()
-            && self.cpl.eop.val()
-            && self.r_ok.q.val();
-        self.count_data.next = (self.last_ok.val() && !self.r_desc.q.val())
-            || (self.take_header.val() && self.header.known.val() && !self.header.is_desc.val());
-        self.count_desc.next = (self.last_ok.val() && self.r_desc.q.val())
-            || (self.take_header.val() && self.header.known.val() && self.header.is_desc.val());
+        self.count_data.next = (self.progress.last_ok.val() && !self.progress.r_desc.val())
+            || (self.progress.take_header.val()
+                && self.header.known.val()
+                && !self.header.is_desc.val());
+        self.count_desc.next = (self.progress.last_ok.val() && self.progress.r_desc.val())
+            || (self.progress.take_header.val()
+                && self.header.known.val()
+                && self.header.is_desc.val());
         self.count_clear.next = self.fail.val();
-        self.count_tag.next = self.e_tag.val();
-        self.count_chan.next = self.e_chan.val();
-        self.count_rem.next = self.e_rem.val();
+        self.count_tag.next = self.progress.tag.val();
+        self.count_chan.next = self.progress.chan.val();
+        self.count_rem.next = self.progress.rem.val();
         if self.cpl.eop.val() {
-            self.count_rem.next = self.e_less.val();
+            self.count_rem.next = self.progress.less.val();
         }
 
         // The beat, registered; last cycle's beat's lanes into place.
-        self.l_take.d.next = self.take.val();
-        self.l_ok.d.next = self.e_ok.val();
-        self.beat_payload.bidx.next = self.e_bidx.val();
-        self.beat_payload.plen.next = self.e_plen.val();
+        self.l_take.d.next = self.cpl.valid.val();
+        self.l_ok.d.next = self.progress.ok.val();
+        self.beat_payload.bidx.next = self.progress.bidx.val();
+        self.beat_payload.plen.next = self.progress.plen.val();
         self.l_payload.d.next = self.beat_payload.payload.val();
-        self.l_pos.d.next = self.e_base.val() + bit_cast::<16, 11>(self.e_bidx.val()) - 3;
+        self.l_pos.d.next =
+            self.progress.base.val() + bit_cast::<16, 11>(self.progress.bidx.val()) - 3;
         self.l_data.d.next = self.cpl.data.val();
         self.lanes.take.next = self.l_take.q.val();
         self.lanes.ok.next = self.l_ok.q.val();
-        self.lanes.desc.next = self.r_desc.q.val();
+        self.lanes.desc.next = self.progress.r_desc.val();
         self.lanes.lane0_pos.next = self.l_pos.q.val();
         self.lanes.payload.next = self.l_payload.q.val();
-        self.lanes.chan.next = self.r_chan.q.val();
+        self.lanes.chan.next = self.progress.r_chan.val();
         self.lanes.data.next = self.l_data.q.val();
         self.bank_we.next = self.lanes.bank_we.val();
         for b in 0..4 {
@@ -408,7 +296,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         }
         self.d_we.d.next = self.lanes.desc_we.val();
         self.d_idx.d.next = self.lanes.desc_idx.val();
-        self.d_tag.d.next = self.r_tag.q.val();
+        self.d_tag.d.next = self.progress.r_tag.val();
         self.d_data.d.next = self.l_data.q.val();
         self.desc_we.next = self.d_we.q.val();
         self.desc_idx.next = self.d_idx.q.val();
@@ -417,7 +305,6 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
 
         self.err.d.next = self.err_now.val();
         if self.reset.val() {
-            self.state.d.next = IntakeState::Header;
             self.err.d.next = 0.into();
             self.l_take.d.next = false;
             self.d_we.d.next = 0.into();

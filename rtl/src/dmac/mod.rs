@@ -15,8 +15,11 @@
 //!   `desc_regs` (the current descriptor and its fields), `desc_check` (the
 //!   descriptor's error cause), two `cursor`s (read and write: the next TLP's
 //!   address, size and ring position, block after block), `end_writes` (the
-//!   notifications and MSI after a descriptor's data) and `cpl_watchdog` (the
-//!   completion timeout).
+//!   notifications and MSI after a descriptor's data), `cpl_watchdog` (the
+//!   completion timeout) and `channel_offers` (what it asks for in each state, and
+//!   whose request a grant answers).
+//! - `requests`: a channel's read and write requests (held until a one-cycle grant),
+//!   the bundles between the channels and the two requesters.
 //! - `read_req`: round-robin MRd issue with tags (`8c..8c+7` data, `8C+c` descriptors:
 //!   `peach2_regmap::dma::tags`).
 //! - `cpl_reassembly`: completions (split, out of order across tags) into the reorder
@@ -24,10 +27,11 @@
 //!   its per-tag array (start, length, DWs to come), `read_order` each channel's
 //!   data reads in issue order (the oldest, `avail`), `tag_class` tells its tags apart,
 //!   `cpl_intake` takes the beats: `cpl_header` checks a completion's header against
-//!   the read its tag names, `cpl_lanes` puts a beat's lanes into the banks, at the rows
-//!   `ring_rows` gives (the write generator reads by the same rule); `desc_fetches`
-//!   counts each channel's descriptor fetch, and `pending_count` holds a completion's
-//!   count for the cycle before it is written.
+//!   the read its tag names, `cpl_progress` holds its fields for its payload beats,
+//!   `cpl_lanes` puts a beat's lanes into the banks, at the rows `ring_rows` gives (the
+//!   write generator reads by the same rule); `desc_fetches` counts each channel's
+//!   descriptor fetch, and `pending_count` holds a completion's count for the cycle
+//!   before it is written.
 //! - `write_gen`: round-robin MWr issue from the reorder buffer, plus one-DW notifications;
 //!   `mwr_header` forms the MWr's header, `write_beat` each beat's lanes (bank reads,
 //!   then header, value or bank data).
@@ -37,10 +41,12 @@
 
 pub mod chain_count;
 pub mod channel;
+pub mod channel_offers;
 pub mod channel_status;
 pub mod cpl_header;
 pub mod cpl_intake;
 pub mod cpl_lanes;
+pub mod cpl_progress;
 pub mod cpl_reassembly;
 pub mod cpl_watchdog;
 pub mod cursor;
@@ -57,6 +63,7 @@ pub mod payload_lanes;
 pub mod pending_count;
 pub mod read_order;
 pub mod read_req;
+pub mod requests;
 pub mod ring_rows;
 pub mod round_robin;
 pub mod tag_class;
@@ -89,6 +96,7 @@ use cpl_reassembly::CplReassembly;
 use desc_ram::DescRam;
 use peach2_regmap::dma::{self as regmap_dma, tags};
 use read_req::ReadReq;
+use requests::{ReadReqSource, WriteReqSource};
 use rust_hdl::prelude::*;
 use write_gen::WriteGen;
 
@@ -199,12 +207,6 @@ pub struct Dmac<const C: usize, const CB: usize> {
     ring: [RAM<Bits<32>, 10>; 4],
     /// Per channel: wants a descriptor from the internal memory.
     v_desc_req: Signal<Local, Bits<C>>,
-    /// Per channel: wants a read.
-    v_rd: Signal<Local, Bits<C>>,
-    /// Per channel: wants a write.
-    v_wr: Signal<Local, Bits<C>>,
-    /// Per channel: its write carries a value.
-    v_imm: Signal<Local, Bits<C>>,
     /// Per channel: forget its outstanding reads.
     v_reset: Signal<Local, Bits<C>>,
     /// Per channel: its first data tag.
@@ -255,9 +257,6 @@ impl<const C: usize, const CB: usize> Dmac<C, CB> {
             write_gen: WriteGen::new(),
             ring: Default::default(),
             v_desc_req: Default::default(),
-            v_rd: Default::default(),
-            v_wr: Default::default(),
-            v_imm: Default::default(),
             v_reset: Default::default(),
             data_tag_base: array_init::array_init(|c| tag(tags::data(c as u32, 0))),
             desc_tag: array_init::array_init(|c| tag(tags::desc(C as u32, c as u32))),
@@ -307,9 +306,6 @@ impl<const C: usize, const CB: usize> Logic for Dmac<C, CB> {
         }
 
         self.v_desc_req.next = 0.into();
-        self.v_rd.next = 0.into();
-        self.v_wr.next = 0.into();
-        self.v_imm.next = 0.into();
         self.v_reset.next = 0.into();
         for c in 0..C {
             self.chans[c].data_tag_base.next = self.data_tag_base[c].val();
@@ -350,40 +346,16 @@ impl<const C: usize, const CB: usize> Logic for Dmac<C, CB> {
             self.chans[c].reads_idle.next = self.reasm.idle.val().get_bit(c);
             self.chans[c].cpl_error.next = self.reasm.cpl_error.val().get_bit(c);
             self.chans[c].cpl_seen.next = self.reasm.cpl_seen.val().get_bit(c);
-            self.chans[c].rd_grant.next = self.read_req.rd_grant.val().get_bit(c);
-            self.chans[c].wr_grant.next = self.write_gen.wr_grant.val().get_bit(c);
-            self.chans[c].wr_done.next = self.write_gen.wr_done.val().get_bit(c);
-
-            self.read_req.rd_addr[c].next = self.chans[c].rd_addr.val();
-            self.read_req.rd_len_dw[c].next = self.chans[c].rd_len_dw.val();
-            self.read_req.rd_tag[c].next = self.chans[c].rd_tag.val();
-            self.read_req.rd_pos[c].next = self.chans[c].rd_pos.val();
-            self.read_req.rd_end[c].next = self.chans[c].rd_end.val();
-            self.write_gen.wr_addr[c].next = self.chans[c].wr_addr.val();
-            self.write_gen.wr_len_dw[c].next = self.chans[c].wr_len_dw.val();
-            self.write_gen.wr_pos[c].next = self.chans[c].wr_pos.val();
-            self.write_gen.wr_dest[c].next = self.chans[c].wr_dest.val();
-            self.write_gen.wr_value[c].next = self.chans[c].wr_value.val();
+            ReadReqSource::join(&mut self.chans[c].rd, &mut self.read_req.chans[c]);
+            WriteReqSource::join(&mut self.chans[c].wr, &mut self.write_gen.chans[c]);
             if self.chans[c].desc_ram_req.val() {
                 self.v_desc_req.next = self.v_desc_req.val().replace_bit(c, true);
-            }
-            if self.chans[c].rd_valid.val() {
-                self.v_rd.next = self.v_rd.val().replace_bit(c, true);
-            }
-            if self.chans[c].wr_valid.val() {
-                self.v_wr.next = self.v_wr.val().replace_bit(c, true);
-            }
-            if self.chans[c].wr_imm.val() {
-                self.v_imm.next = self.v_imm.val().replace_bit(c, true);
             }
             if self.chans[c].chan_reset.val() {
                 self.v_reset.next = self.v_reset.val().replace_bit(c, true);
             }
         }
         self.desc_ram.req.next = self.v_desc_req.val();
-        self.read_req.rd_valid.next = self.v_rd.val();
-        self.write_gen.wr_valid.next = self.v_wr.val();
-        self.write_gen.wr_imm.next = self.v_imm.val();
         self.reasm.chan_reset.next = self.v_reset.val();
         self.reasm.issue_valid.next = self.read_req.issue_valid.val();
         self.reasm.issue_tag.next = self.read_req.issue_tag.val();

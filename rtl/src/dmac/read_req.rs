@@ -6,6 +6,7 @@
 //! channels' cursors behind it) never waits on the internal mux's `ready`.
 
 use super::header_forms::HeaderForms;
+use super::requests::ReadReqSink;
 use super::round_robin::RoundRobin;
 use crate::stream::TlpSource;
 use rust_hdl::prelude::*;
@@ -17,24 +18,12 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
-    /// Per channel: a read is wanted.
-    pub rd_valid: Signal<In, Bits<C>>,
-    /// Per channel: DW-aligned address.
-    pub rd_addr: [Signal<In, Bits<64>>; C],
-    /// Per channel: length in DWs (1..=128).
-    pub rd_len_dw: [Signal<In, Bits<8>>; C],
-    /// Per channel: tag.
-    pub rd_tag: [Signal<In, Bits<8>>; C],
-    /// Per channel: ring position of the first DW.
-    pub rd_pos: [Signal<In, Bits<16>>; C],
-    /// Per channel: ring position one past the last DW.
-    pub rd_end: [Signal<In, Bits<16>>; C],
+    /// Upstream: each channel's read requests.
+    pub chans: [ReadReqSink; C],
     /// Downstream: MRds towards N.
     pub out: TlpSource,
     /// Requester id (the N port's bus/device/function).
     pub requester_id: Signal<In, Bits<16>>,
-    /// Per channel: the read was taken this cycle.
-    pub rd_grant: Signal<Out, Bits<C>>,
     /// Pulse: a read was issued (for the reassembly stage's tag table).
     pub issue_valid: Signal<Out, Bit>,
     /// Its tag.
@@ -60,6 +49,8 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     beat_empty: Signal<Local, Bits<2>>,
     /// The beat in `out_*` leaves this cycle.
     pop: Signal<Local, Bit>,
+    /// Per channel: a read is wanted.
+    valid: Signal<Local, Bits<C>>,
     rr: RoundRobin<C, CB>,
     pick: Signal<Local, Bits<CB>>,
     fire: Signal<Local, Bit>,
@@ -85,15 +76,9 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            rd_valid: Default::default(),
-            rd_addr: array_init::array_init(|_| Default::default()),
-            rd_len_dw: array_init::array_init(|_| Default::default()),
-            rd_tag: array_init::array_init(|_| Default::default()),
-            rd_pos: array_init::array_init(|_| Default::default()),
-            rd_end: array_init::array_init(|_| Default::default()),
+            chans: array_init::array_init(|_| Default::default()),
             out: Default::default(),
             requester_id: Default::default(),
-            rd_grant: Default::default(),
             issue_valid: Default::default(),
             issue_tag: Default::default(),
             issue_pos: Default::default(),
@@ -109,6 +94,7 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             beat_data: Default::default(),
             beat_empty: Default::default(),
             pop: Default::default(),
+            valid: Default::default(),
             rr: RoundRobin::new(),
             pick: Default::default(),
             fire: Default::default(),
@@ -148,36 +134,40 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
             spare_empty
         );
         // Round robin: channels after the last one granted first.
-        self.rr.request.next = self.rd_valid.val();
+        self.valid.next = 0.into();
+        for c in 0..C {
+            self.valid.next = self.valid.val().replace_bit(c, self.chans[c].valid.val());
+        }
+        self.rr.request.next = self.valid.val();
         self.rr.last.next = self.last.q.val();
         self.pick.next = self.rr.pick.val();
-        self.addr.next = self.rd_addr[0].val();
-        self.len.next = self.rd_len_dw[0].val();
-        self.tag.next = self.rd_tag[0].val();
-        self.pos.next = self.rd_pos[0].val();
-        self.end_pos.next = self.rd_end[0].val();
+        self.addr.next = self.chans[0].addr.val();
+        self.len.next = self.chans[0].len_dw.val();
+        self.tag.next = self.chans[0].tag.val();
+        self.pos.next = self.chans[0].pos.val();
+        self.end_pos.next = self.chans[0].end.val();
         self.one_each.next = 0.into();
         for c in 0..C {
-            self.forms.addr[c].next = self.rd_addr[c].val();
+            self.forms.addr[c].next = self.chans[c].addr.val();
             self.one_each.next = self
                 .one_each
                 .val()
-                .replace_bit(c, self.rd_len_dw[c].val() == 1);
+                .replace_bit(c, self.chans[c].len_dw.val() == 1);
         }
         self.wide.next = self.forms.four_dw.val().get_bit(0);
         self.one.next = self.one_each.val().get_bit(0);
         for c in 0..C {
             if self.pick.val().index() == c {
-                self.addr.next = self.rd_addr[c].val();
-                self.len.next = self.rd_len_dw[c].val();
-                self.tag.next = self.rd_tag[c].val();
-                self.pos.next = self.rd_pos[c].val();
-                self.end_pos.next = self.rd_end[c].val();
+                self.addr.next = self.chans[c].addr.val();
+                self.len.next = self.chans[c].len_dw.val();
+                self.tag.next = self.chans[c].tag.val();
+                self.pos.next = self.chans[c].pos.val();
+                self.end_pos.next = self.chans[c].end.val();
                 self.wide.next = self.forms.four_dw.val().get_bit(c);
                 self.one.next = self.one_each.val().get_bit(c);
             }
         }
-        self.fire.next = (self.rd_valid.val() != 0) && !self.spare_valid.q.val();
+        self.fire.next = (self.valid.val() != 0) && !self.spare_valid.q.val();
 
         // MRd header: fmt 000 (3-DW) or 001 (4-DW), type 0, TC 0, no attributes.
         self.dw0.next = bit_cast::<32, 8>(self.len.val());
@@ -193,7 +183,9 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
                 | 0x0F;
         }
 
-        self.rd_grant.next = 0.into();
+        for c in 0..C {
+            self.chans[c].grant.next = false;
+        }
         self.issue_valid.next = self.fire.val();
         self.issue_tag.next = self.tag.val();
         self.issue_pos.next = self.pos.val();
@@ -215,7 +207,7 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
             self.last.d.next = self.pick.val();
             for c in 0..C {
                 if self.pick.val().index() == c {
-                    self.rd_grant.next = self.rd_grant.val().replace_bit(c, true);
+                    self.chans[c].grant.next = true;
                 }
             }
         }
@@ -305,19 +297,22 @@ mod tests {
                     if o.is_none() && rng.below(3) == 0 {
                         *o = Some(random_read(&mut rng, c));
                     }
+                    let req = &mut s.uut.chans[c];
+                    req.valid.next = o.is_some();
                     if let Some(r) = o {
                         valid |= 1 << c;
-                        s.uut.rd_addr[c].next = r.0.into();
-                        s.uut.rd_len_dw[c].next = r.1.into();
-                        s.uut.rd_tag[c].next = r.2.into();
-                        s.uut.rd_pos[c].next = r.3.into();
-                        s.uut.rd_end[c].next = ((r.3 + r.1) & 0xFFFF).into();
+                        req.addr.next = r.0.into();
+                        req.len_dw.next = r.1.into();
+                        req.tag.next = r.2.into();
+                        req.pos.next = r.3.into();
+                        req.end.next = ((r.3 + r.1) & 0xFFFF).into();
                     }
                 }
-                s.uut.rd_valid.next = valid.into();
                 mon.drive(&mut s.uut.out);
                 s.settle();
-                let grant = s.uut.rd_grant.val().to_u64();
+                let grant = (0..C)
+                    .filter(|&c| s.uut.chans[c].grant.val())
+                    .fold(0u64, |g, c| g | 1 << c);
                 assert!(
                     grant.count_ones() <= 1 && grant & !valid == 0,
                     "grant {grant:b}"

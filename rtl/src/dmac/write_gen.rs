@@ -12,6 +12,7 @@
 
 use super::header_forms::HeaderForms;
 use super::mwr_header::MwrHeader;
+use super::requests::WriteReqSink;
 use super::round_robin::RoundRobin;
 use super::write_beat::WriteBeat;
 use crate::stream::fifo::TlpFifo;
@@ -25,30 +26,14 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
-    /// Per channel: a write is wanted.
-    pub wr_valid: Signal<In, Bits<C>>,
-    /// Per channel: the write carries `wr_value` (1 DW), not reorder-buffer data.
-    pub wr_imm: Signal<In, Bits<C>>,
-    /// Per channel: DW-aligned address.
-    pub wr_addr: [Signal<In, Bits<64>>; C],
-    /// Per channel: payload DWs (1..=64).
-    pub wr_len_dw: [Signal<In, Bits<7>>; C],
-    /// Per channel: ring position of the first payload DW.
-    pub wr_pos: [Signal<In, Bits<16>>; C],
-    /// Per channel: crossbar destination.
-    pub wr_dest: [Signal<In, Bits<3>>; C],
-    /// Per channel: the value of a one-DW write (register order: byte 0 in bits 7:0).
-    pub wr_value: [Signal<In, Bits<32>>; C],
+    /// Upstream: each channel's write requests.
+    pub chans: [WriteReqSink; C],
     /// Reorder buffer read data per bank (registered: for last cycle's addresses).
     pub bank_rdata: [Signal<In, Bits<32>>; 4],
     /// Downstream: MWrs into the crossbar.
     pub out: TlpSource,
     /// Requester id (the N port's bus/device/function).
     pub requester_id: Signal<In, Bits<16>>,
-    /// Per channel pulse: the write was taken.
-    pub wr_grant: Signal<Out, Bits<C>>,
-    /// Per channel pulse: the write's data has been read from the reorder buffer.
-    pub wr_done: Signal<Out, Bits<C>>,
     /// Reorder buffer read address per bank.
     pub bank_raddr: [Signal<Out, Bits<10>>; 4],
     /// The beats on their way out (8 beats).
@@ -86,6 +71,8 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     a_value: DFF<Bits<32>>,
     /// Its crossbar destination.
     a_dest: DFF<Bits<3>>,
+    /// Per channel: a write is wanted.
+    valid: Signal<Local, Bits<C>>,
     /// The next channel to serve among those wanting a write.
     rr: RoundRobin<C, CB>,
     /// The picked channel's write: its header.
@@ -131,18 +118,10 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            wr_valid: Default::default(),
-            wr_imm: Default::default(),
-            wr_addr: array_init::array_init(|_| Default::default()),
-            wr_len_dw: array_init::array_init(|_| Default::default()),
-            wr_pos: array_init::array_init(|_| Default::default()),
-            wr_dest: array_init::array_init(|_| Default::default()),
-            wr_value: array_init::array_init(|_| Default::default()),
+            chans: array_init::array_init(|_| Default::default()),
             bank_rdata: Default::default(),
             out: Default::default(),
             requester_id: Default::default(),
-            wr_grant: Default::default(),
-            wr_done: Default::default(),
             bank_raddr: Default::default(),
             fifo: TlpFifo::new(),
             last: Default::default(),
@@ -159,6 +138,7 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             a_imm: Default::default(),
             a_value: Default::default(),
             a_dest: Default::default(),
+            valid: Default::default(),
             rr: RoundRobin::new(),
             header: MwrHeader::default(),
             beat: WriteBeat::new(),
@@ -241,7 +221,9 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.fifo.sink.dest.next = self.beat.out_dest.val();
         self.fifo.sink.src.next = 4.into();
         self.fifo.sink.unsupported.next = false;
-        self.wr_done.next = 0.into();
+        for c in 0..C {
+            self.chans[c].done.next = false;
+        }
         self.tidx_after.next = self.a_tidx.q.val() + 8;
         if self.issue.val() {
             self.a_tidx.d.next = self.a_tidx.q.val() + 4;
@@ -250,20 +232,24 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
                 self.busy.d.next = false;
                 for c in 0..C {
                     if self.a_chan.q.val().index() == c {
-                        self.wr_done.next = self.wr_done.val().replace_bit(c, true);
+                        self.chans[c].done.next = true;
                     }
                 }
             }
         }
 
         // Pick the next TLP when idle or while issuing the current one's last beat.
-        self.rr.request.next = self.wr_valid.val();
+        self.valid.next = 0.into();
+        for c in 0..C {
+            self.valid.next = self.valid.val().replace_bit(c, self.chans[c].valid.val());
+        }
+        self.rr.request.next = self.valid.val();
         self.rr.last.next = self.last.q.val();
         self.pick.next = self.rr.pick.val();
         self.one_beat.next = 0.into();
         for c in 0..C {
-            self.forms.addr[c].next = self.wr_addr[c].val();
-            self.len_c.next = self.wr_len_dw[c].val();
+            self.forms.addr[c].next = self.chans[c].addr.val();
+            self.len_c.next = self.chans[c].len_dw.val();
             // A 3-DW header and at most one DW, or a 4-DW header alone.
             self.one_beat.next = self.one_beat.val().replace_bit(
                 c,
@@ -271,40 +257,42 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
                     || (self.forms.four_dw.val().get_bit(c) && (self.len_c.val() == 0)),
             );
             self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + 3;
-            self.cur_each[c].next = self.wr_pos[c].val() - 3;
+            self.cur_each[c].next = self.chans[c].pos.val() - 3;
             if self.forms.four_dw.val().get_bit(c) {
                 self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + 4;
-                self.cur_each[c].next = self.wr_pos[c].val() - 4;
+                self.cur_each[c].next = self.chans[c].pos.val() - 4;
             }
         }
-        self.header.addr.next = self.wr_addr[0].val();
+        self.header.addr.next = self.chans[0].addr.val();
         self.g_wide.next = self.forms.four_dw.val().get_bit(0);
         self.g_one_beat.next = self.one_beat.val().get_bit(0);
         self.g_total.next = self.total_each[0].val();
         self.g_cur.next = self.cur_each[0].val();
-        self.g_len.next = self.wr_len_dw[0].val();
-        self.g_dest.next = self.wr_dest[0].val();
-        self.g_value.next = self.wr_value[0].val();
+        self.g_len.next = self.chans[0].len_dw.val();
+        self.g_dest.next = self.chans[0].dest.val();
+        self.g_value.next = self.chans[0].value.val();
         self.g_imm.next = false;
         for c in 0..C {
             if self.pick.val().index() == c {
-                self.header.addr.next = self.wr_addr[c].val();
+                self.header.addr.next = self.chans[c].addr.val();
                 self.g_wide.next = self.forms.four_dw.val().get_bit(c);
                 self.g_one_beat.next = self.one_beat.val().get_bit(c);
                 self.g_total.next = self.total_each[c].val();
                 self.g_cur.next = self.cur_each[c].val();
-                self.g_len.next = self.wr_len_dw[c].val();
-                self.g_dest.next = self.wr_dest[c].val();
-                self.g_value.next = self.wr_value[c].val();
-                self.g_imm.next = self.wr_imm.val().get_bit(c);
+                self.g_len.next = self.chans[c].len_dw.val();
+                self.g_dest.next = self.chans[c].dest.val();
+                self.g_value.next = self.chans[c].value.val();
+                self.g_imm.next = self.chans[c].imm.val();
             }
         }
         self.header.len_dw.next = self.g_len.val();
         self.header.four_dw.next = self.g_wide.val();
         self.header.requester_id.next = self.requester_id.val();
-        self.take.next = (self.wr_valid.val() != 0)
+        self.take.next = (self.valid.val() != 0)
             && (!self.busy.q.val() || (self.issue.val() && self.a_last.q.val()));
-        self.wr_grant.next = 0.into();
+        for c in 0..C {
+            self.chans[c].grant.next = false;
+        }
         if self.take.val() {
             self.last.d.next = self.pick.val();
             self.busy.d.next = true;
@@ -322,7 +310,7 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
             }
             for c in 0..C {
                 if self.pick.val().index() == c {
-                    self.wr_grant.next = self.wr_grant.val().replace_bit(c, true);
+                    self.chans[c].grant.next = true;
                 }
             }
         }
