@@ -46,8 +46,10 @@ pub struct CplHeader<const C: usize, const CB: usize> {
     pub known: Signal<Out, Bit>,
     /// The completion is good and fits its read.
     pub ok: Signal<Out, Bit>,
-    /// Ring position (data) or descriptor DW (fetch) of its first payload DW.
-    pub base: Signal<Out, Bits<16>>,
+    /// Ring position (data) or descriptor DW (fetch) of the header beat's lane 0: that
+    /// of its first payload DW (lane 3) less 3. The intake places the header beat's lanes
+    /// from it without a subtraction of its own.
+    pub lane0: Signal<Out, Bits<16>>,
     /// The DWs its read still expects, this completion's included (0 for a tag that
     /// is neither a data read's nor a descriptor fetch's).
     pub rem: Signal<Out, Bits<8>>,
@@ -115,7 +117,7 @@ impl<const C: usize, const CB: usize> CplHeader<C, CB> {
             chan: Default::default(),
             known: Default::default(),
             ok: Default::default(),
-            base: Default::default(),
+            lane0: Default::default(),
             rem: Default::default(),
             rem_less: Default::default(),
             bc_dw: Default::default(),
@@ -222,7 +224,7 @@ impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
             && self.bc_fits.val()
             && (bit_cast::<16, 11>(self.len.val()) <= self.bc_dw.val())
             && self.fits_rem.val();
-        self.base.next = self.start.val() + (self.total.val() - self.bc_dw.val());
+        self.lane0.next = self.start.val() + (self.total.val() - self.bc_dw.val() - 3);
     }
 }
 
@@ -330,7 +332,7 @@ mod tests {
                 && bc_dw <= total
                 && plen <= bc_dw
                 && plen <= rem;
-            let base = (start + total).wrapping_sub(bc_dw) & 0xFFFF;
+            let base = (start + total).wrapping_sub(bc_dw + 3) & 0xFFFF;
             (is_data, is_desc, chan, known, ok, base, rem)
         }
     }
@@ -368,7 +370,7 @@ mod tests {
                 assert_eq!(uut.rem_less.val().to_u64(), less, "{:#x}", case.data);
             }
             if ok {
-                assert_eq!(uut.base.val().to_u64(), base, "{:#x}", case.data);
+                assert_eq!(uut.lane0.val().to_u64(), base, "{:#x}", case.data);
                 oks += 1;
             }
         }

@@ -217,7 +217,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         self.progress.take.next = self.cpl.valid.val();
         self.progress.sop.next = self.cpl.sop.val();
         self.progress.eop.next = self.cpl.eop.val();
-        self.progress.h_base.next = self.header.base.val();
+        self.progress.h_lane0.next = self.header.lane0.val();
         self.progress.h_len.next = self.header.len.val();
         self.progress.h_chan.next = self.header.chan.val();
         self.progress.h_desc.next = self.header.is_desc.val();
@@ -279,8 +279,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         self.beat_payload.bidx.next = self.progress.bidx.val();
         self.beat_payload.plen.next = self.progress.plen.val();
         self.l_payload.d.next = self.beat_payload.payload.val();
-        self.l_pos.d.next =
-            self.progress.base.val() + bit_cast::<16, 11>(self.progress.bidx.val()) - 3;
+        self.l_pos.d.next = self.progress.lane0.val();
         self.l_data.d.next = self.cpl.data.val();
         self.lanes.take.next = self.l_take.q.val();
         self.lanes.ok.next = self.l_ok.q.val();

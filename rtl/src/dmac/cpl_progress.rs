@@ -1,6 +1,8 @@
 //! The completion being taken, beat by beat: at its header beat its fields come from the
 //! header's checks (`cpl_header`); registers hold them for its payload beats. Each beat
-//! steps the packet's DW index by four.
+//! steps the packet's DW index by four, and its lane 0's ring position with it (the
+//! header beat's comes from the checks as it is, so that the lanes' placement waits on
+//! the header for one choice, not for a sum behind the choice).
 //!
 //! A descriptor fetch's count lives in `desc_fetches`, not here: its payload beats read
 //! it there (`d_rem`), since it is the only count of its channel's fetch.
@@ -29,8 +31,9 @@ pub struct CplProgress<const C: usize, const CB: usize> {
     pub sop: Signal<In, Bit>,
     /// It is a packet's last beat.
     pub eop: Signal<In, Bit>,
-    /// The beat as a header: ring position (or descriptor DW) of its first payload DW.
-    pub h_base: Signal<In, Bits<16>>,
+    /// The beat as a header: ring position (or descriptor DW) of its lane 0 (its first
+    /// payload DW's less 3).
+    pub h_lane0: Signal<In, Bits<16>>,
     /// Its length field in DWs.
     pub h_len: Signal<In, Bits<11>>,
     /// Its tag's channel.
@@ -52,9 +55,11 @@ pub struct CplProgress<const C: usize, const CB: usize> {
     /// Pulse: a payload beat, the completion's last, is taken and the completion passed
     /// the checks.
     pub last_ok: Signal<Out, Bit>,
-    /// The completion of the beat on the input: ring position of its first payload DW.
-    pub base: Signal<Out, Bits<16>>,
-    /// Index of the beat's lane 0 in the packet, in DWs (header DWs included).
+    /// Ring position of the input beat's lane 0: the header's, or (payload beats) its
+    /// header beat's plus `bidx`, from registers.
+    pub lane0: Signal<Out, Bits<16>>,
+    /// The completion of the beat on the input: index of the beat's lane 0 in the
+    /// packet, in DWs (header DWs included).
     pub bidx: Signal<Out, Bits<11>>,
     /// Payload DWs.
     pub plen: Signal<Out, Bits<11>>,
@@ -78,8 +83,8 @@ pub struct CplProgress<const C: usize, const CB: usize> {
     /// Header or payload beats next.
     state: DFF<IntakeState>,
     // The completion taken, registered at its header for the payload beats after it:
-    /// See `base`.
-    q_base: DFF<Bits<16>>,
+    /// Ring position of its header beat's lane 0.
+    q_lane0: DFF<Bits<16>>,
     /// See `bidx`: the next beat's.
     q_bidx: DFF<Bits<11>>,
     /// See `plen`.
@@ -108,7 +113,7 @@ impl<const C: usize, const CB: usize> CplProgress<C, CB> {
             take: Default::default(),
             sop: Default::default(),
             eop: Default::default(),
-            h_base: Default::default(),
+            h_lane0: Default::default(),
             h_len: Default::default(),
             h_chan: Default::default(),
             h_desc: Default::default(),
@@ -119,7 +124,7 @@ impl<const C: usize, const CB: usize> CplProgress<C, CB> {
             d_rem: array_init::array_init(|_| Default::default()),
             take_header: Default::default(),
             last_ok: Default::default(),
-            base: Default::default(),
+            lane0: Default::default(),
             bidx: Default::default(),
             plen: Default::default(),
             chan: Default::default(),
@@ -131,7 +136,7 @@ impl<const C: usize, const CB: usize> CplProgress<C, CB> {
             r_desc: Default::default(),
             r_tag: Default::default(),
             state: Default::default(),
-            q_base: Default::default(),
+            q_lane0: Default::default(),
             q_bidx: Default::default(),
             q_plen: Default::default(),
             q_chan: Default::default(),
@@ -153,7 +158,7 @@ impl<const C: usize, const CB: usize> Default for CplProgress<C, CB> {
 impl<const C: usize, const CB: usize> Logic for CplProgress<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, q_base, q_bidx, q_plen, q_chan, q_desc, q_ok, q_tag, q_rem);
+        dff_setup!(self, clock, state, q_lane0, q_bidx, q_plen, q_chan, q_desc, q_ok, q_tag, q_rem);
         self.take_header.next =
             (self.state.q.val() == IntakeState::Header) && self.take.val() && self.sop.val();
         self.last_ok.next = (self.state.q.val() == IntakeState::Data)
@@ -165,7 +170,7 @@ impl<const C: usize, const CB: usize> Logic for CplProgress<C, CB> {
         self.r_tag.next = self.q_tag.q.val();
 
         // The completion: from the header beat, or the registers after it.
-        self.base.next = self.q_base.q.val();
+        self.lane0.next = self.q_lane0.q.val() + bit_cast::<16, 11>(self.q_bidx.q.val());
         self.bidx.next = self.q_bidx.q.val();
         self.plen.next = self.q_plen.q.val();
         self.chan.next = self.q_chan.q.val();
@@ -175,7 +180,7 @@ impl<const C: usize, const CB: usize> Logic for CplProgress<C, CB> {
         self.plen8.next = self.q_plen.q.val().get_bits::<8>(0);
         self.less.next = self.q_rem.q.val() - self.plen8.val();
         if self.state.q.val() == IntakeState::Header {
-            self.base.next = self.h_base.val();
+            self.lane0.next = self.h_lane0.val();
             self.bidx.next = 0.into();
             self.plen.next = self.h_len.val();
             self.chan.next = self.h_chan.val();
@@ -199,7 +204,7 @@ impl<const C: usize, const CB: usize> Logic for CplProgress<C, CB> {
             self.q_bidx.d.next = self.bidx.val() + 4;
         }
         if self.take_header.val() {
-            self.q_base.d.next = self.base.val();
+            self.q_lane0.d.next = self.h_lane0.val();
             self.q_plen.d.next = self.plen.val();
             self.q_chan.d.next = self.chan.val();
             self.q_desc.d.next = self.h_desc.val();
@@ -228,16 +233,17 @@ mod tests {
 
     const C: usize = 4;
 
-    /// A completion's header as the checks see it: (base, len, chan, desc, ok, tag, rem).
+    /// A completion's header as the checks see it: (lane 0's ring position, len, chan,
+    /// desc, ok, tag, rem).
     type Header = (u64, u64, usize, bool, bool, u64, u64);
 
-    /// What the outputs say about a beat's completion: (base, bidx, plen, chan, ok, tag,
-    /// rem, less).
+    /// What the outputs say about a beat's completion: (lane 0's ring position, bidx,
+    /// plen, chan, ok, tag, rem, less).
     type Fields = (u64, u64, u64, u64, bool, u64, u64, u64);
 
     fn fields(u: &CplProgress<C, 2>) -> Fields {
         (
-            u.base.val().to_u64(),
+            u.lane0.val().to_u64(),
             u.bidx.val().to_u64(),
             u.plen.val().to_u64(),
             u.chan.val().to_u64(),
@@ -261,7 +267,7 @@ mod tests {
     }
 
     fn drive_header(u: &mut CplProgress<C, 2>, h: &Header) {
-        u.h_base.next = h.0.into();
+        u.h_lane0.next = h.0.into();
         u.h_len.next = h.1.into();
         u.h_chan.next = (h.2 as u64).into();
         u.h_desc.next = h.3;
@@ -275,7 +281,7 @@ mod tests {
     /// beats without SOP where a header is due, random header-check answers on payload
     /// beats (the checks read payload as a header) and descriptor counts that move: a
     /// header beat's fields are the checks', a payload beat's those of its header, its
-    /// DW index four per beat, its count the data read's as its header found it or the
+    /// DW index and lane 0's ring position four per beat, its count the data read's as its header found it or the
     /// descriptor fetch's as it is now; `last_ok` marks a good completion's last payload
     /// beat.
     #[test]
@@ -317,10 +323,10 @@ mod tests {
                 let u = &s.uut;
                 if k == 0 {
                     // The checks' answer is on the outputs, SOP or not, taken or not.
-                    let (base, len, chan, _, ok, tag, rem) = h;
+                    let (lane0, len, chan, _, ok, tag, rem) = h;
                     let less = rem.wrapping_sub(len) & 0xFF;
                     let want = (
-                        base,
+                        lane0,
                         0,
                         len,
                         chan as u64,
@@ -332,10 +338,11 @@ mod tests {
                     assert_eq!(fields(u), want, "cycle {}: a header beat", s.cycle);
                     assert_eq!(u.take_header.val(), !idle && !stray, "cycle {}", s.cycle);
                 } else {
-                    let (base, len, chan, desc, ok, tag, rem) = h;
+                    let (lane0, len, chan, desc, ok, tag, rem) = h;
+                    let lane0 = (lane0 + 4 * k) & 0xFFFF;
                     let rem = if desc { d_rem[chan] } else { rem };
                     let less = rem.wrapping_sub(len & 0xFF) & 0xFF;
-                    let want = (base, 4 * k, len, chan as u64, ok, tag, rem, less);
+                    let want = (lane0, 4 * k, len, chan as u64, ok, tag, rem, less);
                     assert_eq!(fields(u), want, "cycle {}: beat {k}", s.cycle);
                     assert!(!u.take_header.val(), "cycle {}", s.cycle);
                     assert_eq!(

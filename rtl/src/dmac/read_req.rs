@@ -2,8 +2,10 @@
 //! round robin, and sends it as a one-beat MRd (3-DW header below 4 GiB, else 4-DW) with
 //! the N port's requester id and the channel's tag. The grant tells the channel and the
 //! reassembly stage (which records where the tag's data goes) in the same cycle. Two
-//! output registers: a read is granted while the second is free, so the grant (and the
-//! channels' cursors behind it) never waits on the internal mux's `ready`.
+//! output slots, in order: a read is granted while one is free, so the grant (and the
+//! channels' cursors behind it) never waits on the internal mux's `ready`; a beat is
+//! written into a slot and read from it where it is, so `ready` reaches only the two
+//! slot pointers and the count, not the 130 bits of the beats.
 
 use super::header_forms::HeaderForms;
 use super::requests::ReadReqSink;
@@ -34,20 +36,22 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     pub issue_len_dw: Signal<Out, Bits<8>>,
     /// Its ring position one past the last DW.
     pub issue_end: Signal<Out, Bits<16>>,
+    /// The channel granted last (the round robin starts after it).
     last: DFF<Bits<CB>>,
-    out_valid: DFF<Bit>,
-    out_data: DFF<Bits<128>>,
-    out_empty: DFF<Bits<2>>,
-    /// A second request, taken while the one in `out_*` waits: requests are granted
-    /// while this is empty, so a grant never waits on `out.ready` (the internal mux's
-    /// arbitration stays out of the channels' cursor paths).
-    spare_valid: DFF<Bit>,
-    spare_data: DFF<Bits<128>>,
-    spare_empty: DFF<Bits<2>>,
+    /// The two output slots' beats.
+    slot_data: [DFF<Bits<128>>; 2],
+    /// Their `empty` fields.
+    slot_empty: [DFF<Bits<2>>; 2],
+    /// Beats in the slots (0..=2).
+    held: DFF<Bits<2>>,
+    /// The slot the next granted beat goes into.
+    wr_slot: DFF<Bit>,
+    /// The slot of the beat on offer (the older one).
+    rd_slot: DFF<Bit>,
     /// The granted request as a beat.
     beat_data: Signal<Local, Bits<128>>,
     beat_empty: Signal<Local, Bits<2>>,
-    /// The beat in `out_*` leaves this cycle.
+    /// The beat on offer leaves this cycle.
     pop: Signal<Local, Bit>,
     /// Per channel: a read is wanted.
     valid: Signal<Local, Bits<C>>,
@@ -85,12 +89,11 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             issue_len_dw: Default::default(),
             issue_end: Default::default(),
             last: Default::default(),
-            out_valid: Default::default(),
-            out_data: Default::default(),
-            out_empty: Default::default(),
-            spare_valid: Default::default(),
-            spare_data: Default::default(),
-            spare_empty: Default::default(),
+            slot_data: Default::default(),
+            slot_empty: Default::default(),
+            held: Default::default(),
+            wr_slot: Default::default(),
+            rd_slot: Default::default(),
             beat_data: Default::default(),
             beat_empty: Default::default(),
             pop: Default::default(),
@@ -122,17 +125,13 @@ impl<const C: usize, const CB: usize> Default for ReadReq<C, CB> {
 impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            last,
-            out_valid,
-            out_data,
-            out_empty,
-            spare_valid,
-            spare_data,
-            spare_empty
-        );
+        dff_setup!(self, clock, last, held, wr_slot, rd_slot);
+        for k in 0..2 {
+            self.slot_data[k].clock.next = self.clock.val();
+            self.slot_data[k].d.next = self.slot_data[k].q.val();
+            self.slot_empty[k].clock.next = self.clock.val();
+            self.slot_empty[k].d.next = self.slot_empty[k].q.val();
+        }
         // Round robin: channels after the last one granted first.
         self.valid.next = 0.into();
         for c in 0..C {
@@ -167,7 +166,7 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
                 self.one.next = self.one_each.val().get_bit(c);
             }
         }
-        self.fire.next = (self.valid.val() != 0) && !self.spare_valid.q.val();
+        self.fire.next = (self.valid.val() != 0) && (self.held.q.val() != 2);
 
         // MRd header: fmt 000 (3-DW) or 001 (4-DW), type 0, TC 0, no attributes.
         self.dw0.next = bit_cast::<32, 8>(self.len.val());
@@ -212,38 +211,45 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
             }
         }
 
-        // Two registers in order: `out_*` offers its beat; `spare_*` fills only while
-        // it waits, and moves up when it leaves.
-        self.pop.next = self.out_valid.q.val() && self.out.ready.val();
-        if self.pop.val() {
-            self.out_valid.d.next = self.spare_valid.q.val();
-            self.out_data.d.next = self.spare_data.q.val();
-            self.out_empty.d.next = self.spare_empty.q.val();
-            self.spare_valid.d.next = false;
-        }
+        // Two slots in order: a granted beat goes into `wr_slot`, the beat on offer is
+        // `rd_slot`'s.
+        self.pop.next = (self.held.q.val() != 0) && self.out.ready.val();
         if self.fire.val() {
-            if !self.out_valid.q.val() || self.pop.val() {
-                self.out_valid.d.next = true;
-                self.out_data.d.next = self.beat_data.val();
-                self.out_empty.d.next = self.beat_empty.val();
+            if self.wr_slot.q.val() {
+                self.slot_data[1].d.next = self.beat_data.val();
+                self.slot_empty[1].d.next = self.beat_empty.val();
             } else {
-                self.spare_valid.d.next = true;
-                self.spare_data.d.next = self.beat_data.val();
-                self.spare_empty.d.next = self.beat_empty.val();
+                self.slot_data[0].d.next = self.beat_data.val();
+                self.slot_empty[0].d.next = self.beat_empty.val();
             }
+            self.wr_slot.d.next = !self.wr_slot.q.val();
         }
-        self.out.valid.next = self.out_valid.q.val();
-        self.out.data.next = self.out_data.q.val();
+        if self.pop.val() {
+            self.rd_slot.d.next = !self.rd_slot.q.val();
+        }
+        if self.fire.val() && !self.pop.val() {
+            self.held.d.next = self.held.q.val() + 1;
+        }
+        if self.pop.val() && !self.fire.val() {
+            self.held.d.next = self.held.q.val() - 1;
+        }
+        self.out.valid.next = self.held.q.val() != 0;
+        self.out.data.next = self.slot_data[0].q.val();
+        self.out.empty.next = self.slot_empty[0].q.val();
+        if self.rd_slot.q.val() {
+            self.out.data.next = self.slot_data[1].q.val();
+            self.out.empty.next = self.slot_empty[1].q.val();
+        }
         self.out.sop.next = true;
         self.out.eop.next = true;
-        self.out.empty.next = self.out_empty.q.val();
         self.out.dest.next = 0.into();
         self.out.src.next = 4.into();
         self.out.unsupported.next = false;
         if self.reset.val() {
             self.last.d.next = 0.into();
-            self.out_valid.d.next = false;
-            self.spare_valid.d.next = false;
+            self.held.d.next = 0.into();
+            self.wr_slot.d.next = false;
+            self.rd_slot.d.next = false;
         }
     }
 }

@@ -49,6 +49,11 @@ pub struct TlpFifo<const A: usize, const AP1: usize> {
     /// handshake logic starts there, not behind a pointer compare).
     head_valid: DFF<Bit>,
     rd_next: Signal<Local, Bits<AP1>>,
+    /// `rd_ptr + 1`, before the pop chooses it.
+    rd_step: Signal<Local, Bits<AP1>>,
+    /// A beat will be at the head if this cycle pops: made before the pop is known, so
+    /// that `head_valid` waits on the pop for one choice, not for the sum and a compare.
+    left_if_pop: Signal<Local, Bit>,
     /// Where this cycle's beat is written: the write pointer, or the commit point after
     /// a discard.
     wr_base: Signal<Local, Bits<AP1>>,
@@ -91,6 +96,8 @@ impl<const A: usize, const AP1: usize> TlpFifo<A, AP1> {
             pop: Default::default(),
             head_valid: Default::default(),
             rd_next: Default::default(),
+            rd_step: Default::default(),
+            left_if_pop: Default::default(),
             wr_base: Default::default(),
             wr_next: Default::default(),
             meta_out: Default::default(),
@@ -129,9 +136,10 @@ impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
 
         self.source.valid.next = self.head_valid.q.val() && !self.reset.val();
         self.pop.next = self.source.valid.val() && self.source.ready.val();
+        self.rd_step.next = self.rd_ptr.q.val() + 1;
         self.rd_next.next = self.rd_ptr.q.val();
         if self.pop.val() {
-            self.rd_next.next = self.rd_ptr.q.val() + 1;
+            self.rd_next.next = self.rd_step.val();
         }
 
         self.data_ram.write_enable.next = self.push.val();
@@ -172,7 +180,11 @@ impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
         }
         self.rd_ptr.d.next = self.rd_next.val();
         // `wr_ptr_seen` becomes `wr_commit` at this edge.
-        self.head_valid.d.next = self.rd_next.val() != self.wr_commit.q.val();
+        self.left_if_pop.next = self.rd_step.val() != self.wr_commit.q.val();
+        self.head_valid.d.next = self.rd_ptr.q.val() != self.wr_commit.q.val();
+        if self.pop.val() {
+            self.head_valid.d.next = self.left_if_pop.val();
+        }
         if self.reset.val() {
             self.head_valid.d.next = false;
             self.wr_ptr.d.next = 0.into();
