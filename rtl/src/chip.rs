@@ -34,6 +34,7 @@
 
 use crate::csr::bus::{CsrBus, CsrSplit, TARGETS as CSR_TARGETS};
 use crate::csr::counters::PORT_COUNTERS;
+use crate::csr::dma_channel_regs::ChannelRegs;
 use crate::csr::dma_regs::DmaRegs;
 use crate::csr::regs::CsrRegs;
 use crate::csr::target_regs::TARGETS;
@@ -466,16 +467,7 @@ impl Logic for Peach2Core {
         self.dmac.msi_addr.next = self.dma_regs.msi_addr.val();
         self.dmac.msi_data.next = self.dma_regs.msi_data.val();
         for c in 0..CHANNELS {
-            self.dmac.start[c].next = self.dma_regs.start[c].val();
-            self.dmac.start_host[c].next = self.dma_regs.start_host[c].val();
-            self.dmac.start_index[c].next = self.dma_regs.start_index[c].val();
-            self.dmac.desc_base[c].next = self.dma_regs.desc_base[c].val();
-            self.dmac.notify_rx_addr[c].next = self.dma_regs.notify_rx_addr[c].val();
-            self.dmac.notify_self_addr[c].next = self.dma_regs.notify_self_addr[c].val();
-            self.dmac.notify_value[c].next = self.dma_regs.notify_value[c].val();
-            self.dma_regs.status[c].next = self.dmac.status[c].val();
-            self.dma_regs.count[c].next = self.dmac.count[c].val();
-            self.dma_regs.current[c].next = self.dmac.current[c].val();
+            ChannelRegs::join(&mut self.dma_regs.channel[c], &mut self.dmac.channel[c]);
         }
         self.completer.completer_id.next = self.ports[0].device_id.val();
         // The CSR bus: the completer's accesses to every target.

@@ -19,24 +19,18 @@ pub const BLOCK_BITS: usize = ADDR_BITS - REG_BITS;
 // `get_bits` takes the block's position as a literal 4 below; the start bit is bit 0.
 const _: () = assert!(CHANNEL_STRIDE.is_power_of_two() && REG_BITS == 4 && CONTROL_START == 1);
 
-/// One channel's registers.
-#[derive(LogicBlock)]
-pub struct DmaChannelRegs {
-    /// Core clock.
-    pub clock: Signal<In, Clock>,
-    /// Synchronous reset, active high: registers to 0.
-    pub reset: Signal<In, Bit>,
-    /// BAR0 accesses.
-    pub csr: CsrTarget,
-    /// This channel's block: DW index bits 13:4 of its registers (tied off).
-    pub block: Signal<In, Bits<BLOCK_BITS>>,
+/// One DMA channel's registers as the register file drives them: what the host wrote,
+/// out to the channel, and the channel's status, in.
+#[derive(LogicInterface, Default)]
+#[join = "ChannelRegsIn"]
+pub struct ChannelRegs {
     /// Start pulse (`CONTROL` written with its start bit).
     pub start: Signal<Out, Bit>,
-    /// `CONTROL`'s host bit of that write.
+    /// `CONTROL`'s host bit of that write: the chain is in host memory (at `desc_base`).
     pub start_host: Signal<Out, Bit>,
     /// `CONTROL`'s first internal descriptor of that write.
     pub start_index: Signal<Out, Bits<10>>,
-    /// `DESC`.
+    /// `DESC`: the first host descriptor.
     pub desc_base: Signal<Out, Bits<64>>,
     /// `NOTIFY_RX`.
     pub notify_rx_addr: Signal<Out, Bits<64>>,
@@ -50,6 +44,47 @@ pub struct DmaChannelRegs {
     pub count: Signal<In, Bits<32>>,
     /// `CURRENT`, from the channel.
     pub current: Signal<In, Bits<64>>,
+}
+
+/// The channel's side of [`ChannelRegs`].
+#[derive(LogicInterface, Default)]
+#[join = "ChannelRegs"]
+pub struct ChannelRegsIn {
+    /// See [`ChannelRegs::start`].
+    pub start: Signal<In, Bit>,
+    /// See [`ChannelRegs::start_host`].
+    pub start_host: Signal<In, Bit>,
+    /// See [`ChannelRegs::start_index`].
+    pub start_index: Signal<In, Bits<10>>,
+    /// See [`ChannelRegs::desc_base`].
+    pub desc_base: Signal<In, Bits<64>>,
+    /// See [`ChannelRegs::notify_rx_addr`].
+    pub notify_rx_addr: Signal<In, Bits<64>>,
+    /// See [`ChannelRegs::notify_self_addr`].
+    pub notify_self_addr: Signal<In, Bits<64>>,
+    /// See [`ChannelRegs::notify_value`].
+    pub notify_value: Signal<In, Bits<32>>,
+    /// See [`ChannelRegs::status`].
+    pub status: Signal<Out, Bits<32>>,
+    /// See [`ChannelRegs::count`].
+    pub count: Signal<Out, Bits<32>>,
+    /// See [`ChannelRegs::current`].
+    pub current: Signal<Out, Bits<64>>,
+}
+
+/// One channel's registers.
+#[derive(LogicBlock)]
+pub struct DmaChannelRegs {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: registers to 0.
+    pub reset: Signal<In, Bit>,
+    /// BAR0 accesses.
+    pub csr: CsrTarget,
+    /// This channel's block: DW index bits 13:4 of its registers (tied off).
+    pub block: Signal<In, Bits<BLOCK_BITS>>,
+    /// To the channel: what the host wrote; from it: what the host reads back.
+    pub chan: ChannelRegs,
     /// `DESC` register.
     desc_a: DFF<Bits<64>>,
     /// `NOTIFY_RX` register.
@@ -101,16 +136,7 @@ impl Default for DmaChannelRegs {
             reset: Default::default(),
             csr: Default::default(),
             block: Default::default(),
-            start: Default::default(),
-            start_host: Default::default(),
-            start_index: Default::default(),
-            desc_base: Default::default(),
-            notify_rx_addr: Default::default(),
-            notify_self_addr: Default::default(),
-            notify_value: Default::default(),
-            status: Default::default(),
-            count: Default::default(),
-            current: Default::default(),
+            chan: Default::default(),
             desc_a: Default::default(),
             rx_a: Default::default(),
             self_a: Default::default(),
@@ -146,10 +172,10 @@ impl Logic for DmaChannelRegs {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, desc_a, rx_a, self_a, value);
-        self.desc_base.next = self.desc_a.q.val();
-        self.notify_rx_addr.next = self.rx_a.q.val();
-        self.notify_self_addr.next = self.self_a.q.val();
-        self.notify_value.next = self.value.q.val();
+        self.chan.desc_base.next = self.desc_a.q.val();
+        self.chan.notify_rx_addr.next = self.rx_a.q.val();
+        self.chan.notify_self_addr.next = self.self_a.q.val();
+        self.chan.notify_value.next = self.value.q.val();
 
         // Decode: the block, then the register in it.
         self.wr_hit.next = self.csr.wr_en.val()
@@ -163,14 +189,14 @@ impl Logic for DmaChannelRegs {
         self.wd_hi.next = bit_cast::<64, 32>(self.csr.wr_data.val() & self.csr.wr_mask.val()) << 32;
 
         // CONTROL: a start pulse when byte 0 carries the start bit.
-        self.start.next = self.wr_hit.val()
+        self.chan.start.next = self.wr_hit.val()
             && (self.wr_reg.val() == self.at_control.val())
             && self.csr.wr_be.val().get_bit(0)
             && self.csr.wr_data.val().get_bit(0);
-        self.start_host.next = (self.csr.wr_data.val() & self.host_bit.val()) != 0;
+        self.chan.start_host.next = (self.csr.wr_data.val() & self.host_bit.val()) != 0;
         // (Verilog cannot slice an expression: shift into a signal first.)
         self.index_field.next = self.csr.wr_data.val() >> self.index_shift.val();
-        self.start_index.next = self.index_field.val().get_bits::<10>(0);
+        self.chan.start_index.next = self.index_field.val().get_bits::<10>(0);
 
         // Writes, byte by byte.
         if self.wr_hit.val() {
@@ -206,16 +232,16 @@ impl Logic for DmaChannelRegs {
         self.csr.rd_data.next = 0.into();
         if self.rd_hit.val() {
             if self.rd_reg.val() == self.at_status.val() {
-                self.csr.rd_data.next = self.status.val();
+                self.csr.rd_data.next = self.chan.status.val();
             }
             if self.rd_reg.val() == self.at_count.val() {
-                self.csr.rd_data.next = self.count.val();
+                self.csr.rd_data.next = self.chan.count.val();
             }
             if self.rd_reg.val() == self.at_current_lo.val() {
-                self.csr.rd_data.next = self.current.val().get_bits::<32>(0);
+                self.csr.rd_data.next = self.chan.current.val().get_bits::<32>(0);
             }
             if self.rd_reg.val() == self.at_current_hi.val() {
-                self.csr.rd_data.next = self.current.val().get_bits::<32>(32);
+                self.csr.rd_data.next = self.chan.current.val().get_bits::<32>(32);
             }
             if self.rd_reg.val() == self.at_desc_lo.val() {
                 self.csr.rd_data.next = self.desc_a.q.val().get_bits::<32>(0);

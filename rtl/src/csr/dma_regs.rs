@@ -4,7 +4,7 @@
 //! read data with the other targets'). Offsets and reset values are the regmap's.
 
 use super::bus::{dw_index as at, CsrTarget, ADDR_BITS};
-use super::dma_channel_regs::{DmaChannelRegs, BLOCK_BITS};
+use super::dma_channel_regs::{ChannelRegs, DmaChannelRegs, BLOCK_BITS};
 use crate::dmac::CHANNELS;
 use peach2_regmap::dma::{
     channel_reg, config, CHAIN_LIMIT, CHAIN_LIMIT_RESET, CHANNEL_STRIDE, CONFIG, CONFIG_RESET,
@@ -21,20 +21,8 @@ pub struct DmaRegs {
     pub reset: Signal<In, Bit>,
     /// BAR0 accesses.
     pub csr: CsrTarget,
-    /// Per channel: start pulse (`CONTROL` written with bit 0).
-    pub start: [Signal<Out, Bit>; CHANNELS],
-    /// Per channel: `CONTROL` bit 1 of that write.
-    pub start_host: [Signal<Out, Bit>; CHANNELS],
-    /// Per channel: `CONTROL` bits 25:16 of that write.
-    pub start_index: [Signal<Out, Bits<10>>; CHANNELS],
-    /// Per channel: `DESC`.
-    pub desc_base: [Signal<Out, Bits<64>>; CHANNELS],
-    /// Per channel: `NOTIFY_RX`.
-    pub notify_rx_addr: [Signal<Out, Bits<64>>; CHANNELS],
-    /// Per channel: `NOTIFY_SELF`.
-    pub notify_self_addr: [Signal<Out, Bits<64>>; CHANNELS],
-    /// Per channel: `NOTIFY_VALUE`.
-    pub notify_value: [Signal<Out, Bits<32>>; CHANNELS],
+    /// Per channel: its registers, to and from the channel.
+    pub channel: [ChannelRegs; CHANNELS],
     /// `DMA_CHAIN_LIMIT`.
     pub chain_limit: Signal<Out, Bits<32>>,
     /// `DMA_CPL_TIMEOUT`.
@@ -45,12 +33,6 @@ pub struct DmaRegs {
     pub msi_data: Signal<Out, Bits<32>>,
     /// `DMA_CONFIG`'s `NOTIFY_AT_LAST_READ`.
     pub notify_at_last_read: Signal<Out, Bit>,
-    /// Per channel: `STATUS`.
-    pub status: [Signal<In, Bits<32>>; CHANNELS],
-    /// Per channel: `COUNT`.
-    pub count: [Signal<In, Bits<32>>; CHANNELS],
-    /// Per channel: `CURRENT`.
-    pub current: [Signal<In, Bits<64>>; CHANNELS],
     /// Each channel's registers.
     chans: [DmaChannelRegs; CHANNELS],
     /// `DMA_CHAIN_LIMIT` register.
@@ -91,21 +73,12 @@ impl Default for DmaRegs {
             clock: Default::default(),
             reset: Default::default(),
             csr: Default::default(),
-            start: Default::default(),
-            start_host: Default::default(),
-            start_index: Default::default(),
-            desc_base: Default::default(),
-            notify_rx_addr: Default::default(),
-            notify_self_addr: Default::default(),
-            notify_value: Default::default(),
+            channel: Default::default(),
             chain_limit: Default::default(),
             cpl_timeout: Default::default(),
             msi_addr: Default::default(),
             msi_data: Default::default(),
             notify_at_last_read: Default::default(),
-            status: Default::default(),
-            count: Default::default(),
-            current: Default::default(),
             chans: array_init::array_init(|_| Default::default()),
             limit: Default::default(),
             timeout: Default::default(),
@@ -158,16 +131,7 @@ impl Logic for DmaRegs {
             self.chans[c].csr.wr_mask.next = self.csr.wr_mask.val();
             self.chans[c].csr.rd_addr.next = self.csr.rd_addr.val();
             self.answer.next = self.answer.val() | self.chans[c].csr.rd_data.val();
-            self.chans[c].status.next = self.status[c].val();
-            self.chans[c].count.next = self.count[c].val();
-            self.chans[c].current.next = self.current[c].val();
-            self.start[c].next = self.chans[c].start.val();
-            self.start_host[c].next = self.chans[c].start_host.val();
-            self.start_index[c].next = self.chans[c].start_index.val();
-            self.desc_base[c].next = self.chans[c].desc_base.val();
-            self.notify_rx_addr[c].next = self.chans[c].notify_rx_addr.val();
-            self.notify_self_addr[c].next = self.chans[c].notify_self_addr.val();
-            self.notify_value[c].next = self.chans[c].notify_value.val();
+            ChannelRegs::link(&mut self.channel[c], &mut self.chans[c].chan);
         }
 
         // The global registers.

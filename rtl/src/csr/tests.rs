@@ -344,9 +344,9 @@ fn dma_registers_follow_the_map() {
         }
         let u = &mut s.uut;
         let ci = c as usize;
-        u.status[ci].next = u64::from(0x50 + c).into();
-        u.count[ci].next = u64::from(0x60 + c).into();
-        u.current[ci].next = (0x7_0000_0000 + u64::from(c)).into();
+        u.channel[ci].status.next = u64::from(0x50 + c).into();
+        u.channel[ci].count.next = u64::from(0x60 + c).into();
+        u.channel[ci].current.next = (0x7_0000_0000 + u64::from(c)).into();
     }
     for c in 0..N as u32 {
         let ci = c as usize;
@@ -368,17 +368,20 @@ fn dma_registers_follow_the_map() {
         );
         let u = &s.uut;
         let pair = |lo: u32, hi: u32| u64::from(value(c, hi)) << 32 | u64::from(value(c, lo));
-        assert_eq!(u.desc_base[ci].val().to_u64(), pair(CH_DESC_LO, CH_DESC_HI));
         assert_eq!(
-            u.notify_rx_addr[ci].val().to_u64(),
+            u.channel[ci].desc_base.val().to_u64(),
+            pair(CH_DESC_LO, CH_DESC_HI)
+        );
+        assert_eq!(
+            u.channel[ci].notify_rx_addr.val().to_u64(),
             pair(CH_NOTIFY_RX_LO, CH_NOTIFY_RX_HI)
         );
         assert_eq!(
-            u.notify_self_addr[ci].val().to_u64(),
+            u.channel[ci].notify_self_addr.val().to_u64(),
             pair(CH_NOTIFY_SELF_LO, CH_NOTIFY_SELF_HI)
         );
         assert_eq!(
-            u.notify_value[ci].val().to_u64(),
+            u.channel[ci].notify_value.val().to_u64(),
             u64::from(value(c, CH_NOTIFY_VALUE))
         );
     }
@@ -401,15 +404,15 @@ fn dma_registers_follow_the_map() {
     s.settle();
     for c in 0..N {
         assert_eq!(
-            s.uut.start[c].val(),
+            s.uut.channel[c].start.val(),
             c as u32 == last,
             "start of channel {c}"
         );
     }
-    assert!(s.uut.start_host[last as usize].val());
-    assert_eq!(s.uut.start_index[last as usize].val().to_u64(), 5);
+    assert!(s.uut.channel[last as usize].start_host.val());
+    assert_eq!(s.uut.channel[last as usize].start_index.val().to_u64(), 5);
     s.tick();
     s.uut.csr.wr_en.next = false;
     s.settle();
-    assert!(!s.uut.start[last as usize].val(), "a pulse");
+    assert!(!s.uut.channel[last as usize].start.val(), "a pulse");
 }

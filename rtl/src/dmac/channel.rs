@@ -3,7 +3,7 @@
 //! 512) bytes while tags and reorder-buffer room last, MWrs of at most min(MPS, 256)
 //! bytes once their data is in the buffer), then sends its notifications and follows
 //! `next`. With `DMA_CONFIG.NOTIFY_AT_LAST_READ` the notifications start once the last
-//! read is taken and go out between the remaining data writes (`early`); the channel
+//! read is taken and go out between the remaining data writes ([`EndWrites`]); the channel
 //! still follows `next` only after both. A write-immediate descriptor skips the cursors:
 //! one 4-byte write of its own value.
 //!
@@ -28,6 +28,7 @@ use super::desc_regs::{DescFields, DescRegs};
 use super::dest_route::DestRoute;
 use super::end_writes::EndWrites;
 use super::requests::{ReadReqSource, WriteReqSource};
+use crate::csr::dma_channel_regs::ChannelRegsIn;
 use crate::router::RouteConfig;
 use peach2_regmap::dma::{flags, ErrorCause, DESC_BYTES, DESC_COUNT};
 use rust_hdl::prelude::*;
@@ -97,20 +98,9 @@ pub struct DmaChannel {
     pub desc_tag: Signal<In, Bits<8>>,
     /// DWs of this channel's ring in the reorder buffer (tied off by the controller).
     pub ring_dws: Signal<In, Bits<16>>,
-    /// Pulse: `CONTROL` written with the start bit.
-    pub start: Signal<In, Bit>,
-    /// The chain is in host memory (at `desc_base`).
-    pub start_host: Signal<In, Bit>,
-    /// First internal descriptor.
-    pub start_index: Signal<In, Bits<10>>,
-    /// `DESC`: first host descriptor.
-    pub desc_base: Signal<In, Bits<64>>,
-    /// `NOTIFY_RX`.
-    pub notify_rx_addr: Signal<In, Bits<64>>,
-    /// `NOTIFY_SELF`.
-    pub notify_self_addr: Signal<In, Bits<64>>,
-    /// `NOTIFY_VALUE`.
-    pub notify_value: Signal<In, Bits<32>>,
+    /// The channel's registers: what the host wrote (`CONTROL`'s start, `DESC`,
+    /// `NOTIFY_*`), and `STATUS`, `COUNT`, `CURRENT` back.
+    pub regs: ChannelRegsIn,
     /// `DMA_CHAIN_LIMIT`.
     pub chain_limit: Signal<In, Bits<32>>,
     /// `DMA_CPL_TIMEOUT`.
@@ -164,12 +154,6 @@ pub struct DmaChannel {
     pub wr: WriteReqSource,
     /// Pulse: forget this channel's outstanding reads.
     pub chan_reset: Signal<Out, Bit>,
-    /// `STATUS`.
-    pub status: Signal<Out, Bits<32>>,
-    /// `COUNT`.
-    pub count: Signal<Out, Bits<32>>,
-    /// `CURRENT`.
-    pub current: Signal<Out, Bits<64>>,
     /// Where the channel is in its chain.
     state: DFF<ChanState>,
     /// Why the channel stopped (`ErrorCause`), 0 while it has not failed.
@@ -206,26 +190,22 @@ pub struct DmaChannel {
     stopped: Signal<Local, Bit>,
     /// A start is taken this cycle.
     starting: Signal<Local, Bit>,
-    /// Where a descriptor goes once its data is written: its flagged notifications,
-    /// or `next`.
+    /// Where a descriptor goes once its data is written: its ending writes, or `next`.
     after_data: Signal<Local, ChanState>,
     /// The descriptor's data is written (or its immediate value taken).
     data_done: Signal<Local, Bit>,
-    /// The ending writes started once the last read was taken (they are all taken once
-    /// `ending` offers none).
-    early: DFF<Bit>,
     /// The causes the channel finds itself (the descriptor's come from `check`).
     chain_limit_code: CauseCode<{ ErrorCause::ChainLimit as u64 }>,
     cpl_error_code: CauseCode<{ ErrorCause::CplError as u64 }>,
     cpl_timeout_code: CauseCode<{ ErrorCause::CplTimeout as u64 }>,
     /// `STATUS` and `CURRENT`.
-    regs: ChannelStatus,
+    status_regs: ChannelStatus,
 }
 
 impl Logic for DmaChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, cause, host, cur, w_dest, rx_dest, early);
+        dff_setup!(self, clock, state, cause, host, cur, w_dest, rx_dest);
         self.desc.clock.next = self.clock.val();
         self.desc.load_ram.next =
             (self.state.q.val() == ChanState::FetchInt) && self.desc_ram_valid.val();
@@ -241,21 +221,21 @@ impl Logic for DmaChannel {
 
         self.dst_route.addr.next = self.desc.fields.dst.val();
         self.dst_route.one_dw.next = self.desc.fields.immediate.val();
-        self.rx_route.addr.next = self.notify_rx_addr.val();
+        self.rx_route.addr.next = self.regs.notify_rx_addr.val();
         self.rx_route.one_dw.next = true;
         RouteConfig::link(&mut self.routes, &mut self.dst_route.routes);
         RouteConfig::link(&mut self.routes, &mut self.rx_route.routes);
 
         DescFields::join(&mut self.desc.fields, &mut self.check.desc);
-        self.check.notify_rx_addr.next = self.notify_rx_addr.val();
-        self.check.notify_self_addr.next = self.notify_self_addr.val();
+        self.check.notify_rx_addr.next = self.regs.notify_rx_addr.val();
+        self.check.notify_self_addr.next = self.regs.notify_self_addr.val();
         self.check.msi_addr.next = self.msi_addr.val();
         self.check.dst_ok.next = self.dst_route.ok.val();
         self.check.rx_ok.next = self.rx_route.ok.val();
         self.stopped.next = (self.state.q.val() == ChanState::Idle)
             || (self.state.q.val() == ChanState::Done)
             || (self.state.q.val() == ChanState::Error);
-        self.starting.next = self.stopped.val() && self.start.val();
+        self.starting.next = self.stopped.val() && self.regs.start.val();
         // The chain continues the ring where the last one left it; the descriptor being
         // checked loads the cursors, whatever the checks say (one that fails stops the
         // channel, and the next start restarts the cursors: the load's many enables wait
@@ -281,17 +261,21 @@ impl Logic for DmaChannel {
         self.data.max_read_req.next = self.max_read_req.val();
         self.data.max_payload.next = self.max_payload.val();
 
-        // The descriptor's ending writes run while the channel is in `EndWrites`.
+        // The descriptor's ending writes: after its data, or from its last read on.
         self.ending.clock.next = self.clock.val();
         self.ending.reset.next = self.reset.val() || self.stopped.val();
+        self.ending.run.next = self.state.q.val() == ChanState::Run;
+        self.ending.at_last_read.next = self.notify_at_last_read.val();
+        self.ending.reads_left.next = self.data.reads_left.val();
         self.ending.flags.next = self.desc.fields.flags.val();
         self.ending.wr_grant.next = self.offers.end_grant.val();
-        self.ending.notify_rx_addr.next = self.notify_rx_addr.val();
+        self.ending.notify_rx_addr.next = self.regs.notify_rx_addr.val();
         self.ending.rx_dest.next = self.rx_dest.q.val();
-        self.ending.notify_self_addr.next = self.notify_self_addr.val();
-        self.ending.notify_value.next = self.notify_value.val() + self.chain.count.val();
+        self.ending.notify_self_addr.next = self.regs.notify_self_addr.val();
+        self.ending.notify_value.next = self.regs.notify_value.val() + self.chain.count.val();
         if self.state.q.val() == ChanState::Run {
-            self.ending.notify_value.next = self.notify_value.val() + self.chain.count.val() + 1;
+            self.ending.notify_value.next =
+                self.regs.notify_value.val() + self.chain.count.val() + 1;
         }
         self.ending.msi_addr.next = self.msi_addr.val();
         self.ending.msi_data.next = self.msi_data.val();
@@ -337,17 +321,17 @@ impl Logic for DmaChannel {
         self.running.next = false;
         self.data_done.next = false;
         self.after_data.next = ChanState::Next;
-        if self.ending.any.val() {
+        if self.ending.remaining.val() {
             self.after_data.next = ChanState::EndWrites;
         }
 
         if self.starting.val() {
             self.cause.d.next = 0.into();
-            self.host.d.next = self.start_host.val();
-            self.cur.d.next = bit_cast::<64, 10>(self.start_index.val()) << 5;
+            self.host.d.next = self.regs.start_host.val();
+            self.cur.d.next = bit_cast::<64, 10>(self.regs.start_index.val()) << 5;
             self.state.d.next = ChanState::FetchInt;
-            if self.start_host.val() {
-                self.cur.d.next = self.desc_base.val() & 0xFFFF_FFFF_FFFF_FFE0u64;
+            if self.regs.start_host.val() {
+                self.cur.d.next = self.regs.desc_base.val() & 0xFFFF_FFFF_FFFF_FFE0u64;
                 self.state.d.next = ChanState::FetchHost;
             }
         }
@@ -389,12 +373,6 @@ impl Logic for DmaChannel {
                 if self.data.done.val() {
                     self.data_done.next = true;
                     self.state.d.next = self.after_data.val();
-                    if self.early.q.val() {
-                        self.state.d.next = ChanState::EndWrites;
-                        if !self.ending.wr_valid.val() || self.ending.done.val() {
-                            self.state.d.next = ChanState::Next;
-                        }
-                    }
                 }
             }
             ChanState::Immediate => {
@@ -409,7 +387,6 @@ impl Logic for DmaChannel {
                 }
             }
             ChanState::Next => {
-                self.early.d.next = false;
                 if self.desc.fields.flags.val().get_bit(0) {
                     self.state.d.next = ChanState::Done;
                 } else if self.chain.limit_reached.val() {
@@ -433,18 +410,7 @@ impl Logic for DmaChannel {
 
         self.chain.restart.next = self.starting.val();
         self.chain.step.next = self.data_done.val();
-        self.ending.start.next = self.data_done.val()
-            && (self.after_data.val() == ChanState::EndWrites)
-            && !self.early.q.val();
-        if (self.state.q.val() == ChanState::Run)
-            && self.notify_at_last_read.val()
-            && self.ending.any.val()
-            && !self.data.reads_left.val()
-            && !self.early.q.val()
-        {
-            self.ending.start.next = true;
-            self.early.d.next = true;
-        }
+        self.ending.data_done.next = self.data_done.val();
         self.watchdog.running.next = self.running.val();
 
         // A failed completion stops the channel; the timeout too, if nothing comes back.
@@ -464,17 +430,14 @@ impl Logic for DmaChannel {
         }
 
         // Status registers.
-        self.regs.state.next = self.state.q.val();
-        self.regs.cause.next = self.cause.q.val();
-        self.regs.host.next = self.host.q.val();
-        self.regs.cur.next = self.cur.q.val();
-        self.status.next = self.regs.status.val();
-        self.count.next = self.chain.count.val();
-        self.current.next = self.regs.current.val();
+        self.status_regs.state.next = self.state.q.val();
+        self.status_regs.cause.next = self.cause.q.val();
+        self.status_regs.host.next = self.host.q.val();
+        self.status_regs.cur.next = self.cur.q.val();
+        self.regs.status.next = self.status_regs.status.val();
+        self.regs.count.next = self.chain.count.val();
+        self.regs.current.next = self.status_regs.current.val();
 
-        if self.reset.val() || self.stopped.val() {
-            self.early.d.next = false;
-        }
         if self.reset.val() {
             self.state.d.next = ChanState::Idle;
             self.cause.d.next = 0.into();

@@ -66,13 +66,13 @@ fn every_channel_moves_data<const C: usize, const CB: usize>(seed: u64) {
     s.tick();
     s.uut.reset.next = false;
     for c in 0..C {
-        s.uut.start[c].next = true;
-        s.uut.start_host[c].next = true;
-        s.uut.desc_base[c].next = area(c).into();
+        s.uut.channel[c].start.next = true;
+        s.uut.channel[c].start_host.next = true;
+        s.uut.channel[c].desc_base.next = area(c).into();
     }
     s.tick();
     for c in 0..C {
-        s.uut.start[c].next = false;
+        s.uut.channel[c].start.next = false;
     }
 
     let mut cpl_in = StreamDriver::new(0.8, seed ^ 0x11);
@@ -111,7 +111,7 @@ fn every_channel_moves_data<const C: usize, const CB: usize>(seed: u64) {
         }
         s.tick();
         let done = (0..C).all(|c| {
-            let st = s.uut.status[c].val().to_u64() as u32;
+            let st = s.uut.channel[c].status.val().to_u64() as u32;
             ChannelState::from_status(st) != ChannelState::Busy
         });
         if done && cpl_in.pending() == 0 && !s.uut.wr_out.valid.val() {
@@ -124,14 +124,18 @@ fn every_channel_moves_data<const C: usize, const CB: usize>(seed: u64) {
     }
 
     for (c, descs) in chains.iter().enumerate() {
-        let st = s.uut.status[c].val().to_u64() as u32;
+        let st = s.uut.channel[c].status.val().to_u64() as u32;
         assert_eq!(
             ChannelState::from_status(st),
             ChannelState::Done,
             "channel {c}: cause {:?}",
             ErrorCause::from_status(st)
         );
-        assert_eq!(s.uut.count[c].val().to_u64(), 2, "channel {c}'s count");
+        assert_eq!(
+            s.uut.channel[c].count.val().to_u64(),
+            2,
+            "channel {c}'s count"
+        );
         host.check_golden(descs);
     }
     for r in &reads {

@@ -2,6 +2,11 @@
 //! notification slot (`NOTIFY_RX`), the channel's own slot (`NOTIFY_SELF`) and the MSI,
 //! each only if the descriptor's flags ask for it, in that order. A write is offered
 //! until the write generator takes it; the last one taken ends the descriptor.
+//!
+//! They start the cycle after the data is written (`data_done`), or, with
+//! `DMA_CONFIG.NOTIFY_AT_LAST_READ`, the cycle after the data's last read is taken
+//! (`early`), and then go out between the data's remaining writes; the channel then
+//! still waits for both before it follows `next` (`remaining`).
 
 use peach2_regmap::dma::flags;
 use rust_hdl::prelude::*;
@@ -31,9 +36,15 @@ pub struct EndWrites {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high: offer nothing (the channel stopped).
     pub reset: Signal<In, Bit>,
-    /// Pulse: the descriptor's data is written; its flagged writes follow from the next
-    /// cycle.
-    pub start: Signal<In, Bit>,
+    /// Pulse: the descriptor's data is written (or its immediate value taken); its
+    /// flagged writes follow from the next cycle, unless they started early.
+    pub data_done: Signal<In, Bit>,
+    /// The channel is moving the descriptor's data.
+    pub run: Signal<In, Bit>,
+    /// `DMA_CONFIG`'s `NOTIFY_AT_LAST_READ`: start once the data's last read is taken.
+    pub at_last_read: Signal<In, Bit>,
+    /// The data has reads left to take.
+    pub reads_left: Signal<In, Bit>,
     /// The descriptor's flags (bit 2 `NOTIFY_RX`, 3 `NOTIFY_SELF`, 4 MSI), held while
     /// the writes last.
     pub flags: Signal<In, Bits<5>>,
@@ -59,11 +70,19 @@ pub struct EndWrites {
     pub msi_addr: Signal<In, Bits<64>>,
     /// `DMA_MSI_DATA`.
     pub msi_data: Signal<In, Bits<32>>,
-    /// The flags ask for at least one write (else the descriptor ends with its data).
-    pub any: Signal<Out, Bit>,
     /// Pulse: the last flagged write was taken; the descriptor is done.
     pub done: Signal<Out, Bit>,
+    /// Once the data is written, writes remain (the channel ends the descriptor in
+    /// `EndWrites`; else it follows `next` at once): the flagged ones, or, when they
+    /// started early, those not yet taken.
+    pub remaining: Signal<Out, Bit>,
     state: DFF<EndWrite>,
+    /// The writes started before the data was written (cleared when it is).
+    early: DFF<Bit>,
+    /// The flags ask for at least one write (else the descriptor ends with its data).
+    any: Signal<Local, Bit>,
+    /// The writes start this cycle.
+    start: Signal<Local, Bit>,
     /// The write after the one on offer (none when it is the last).
     after: Signal<Local, EndWrite>,
     /// The first flagged write.
@@ -73,7 +92,7 @@ pub struct EndWrites {
 impl Logic for EndWrites {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state);
+        dff_setup!(self, clock, state, early);
         self.wr_valid.next = false;
         self.wr_addr.next = self.notify_rx_addr.val();
         self.wr_dest.next = self.rx_dest.val();
@@ -119,11 +138,30 @@ impl Logic for EndWrites {
             self.state.d.next = self.after.val();
             self.done.next = self.after.val() == EndWrite::Idle;
         }
+        self.remaining.next = self.any.val();
+        if self.early.q.val() {
+            self.remaining.next = self.wr_valid.val() && !self.done.val();
+        }
+
+        self.start.next = self.data_done.val() && self.any.val() && !self.early.q.val();
+        if self.run.val()
+            && self.at_last_read.val()
+            && self.any.val()
+            && !self.reads_left.val()
+            && !self.early.q.val()
+        {
+            self.start.next = true;
+            self.early.d.next = true;
+        }
+        if self.data_done.val() {
+            self.early.d.next = false;
+        }
         if self.start.val() {
             self.state.d.next = self.first.val();
         }
         if self.reset.val() {
             self.state.d.next = EndWrite::Idle;
+            self.early.d.next = false;
         }
     }
 }
@@ -170,13 +208,14 @@ mod tests {
             let value = rng.next_u64() as u32;
             s.uut.flags.next = flags.into();
             s.uut.notify_value.next = u64::from(value).into();
-            s.uut.start.next = true;
+            s.uut.data_done.next = true;
             s.uut.wr_grant.next = false;
             s.settle();
-            assert!(!s.uut.wr_valid.val(), "round {round}");
-            s.tick();
-            s.uut.start.next = false;
             let want = rule(flags, value);
+            assert!(!s.uut.wr_valid.val(), "round {round}");
+            assert_eq!(s.uut.remaining.val(), !want.is_empty(), "round {round}");
+            s.tick();
+            s.uut.data_done.next = false;
             let mut got = Vec::new();
             let mut done = false;
             let limit = s.cycle + 200;
@@ -213,14 +252,120 @@ mod tests {
         }
     }
 
+    /// With `at_last_read`, the writes start the cycle after the data's reads are all
+    /// taken while it runs (not before, and never without `at_last_read`), in the rule's
+    /// order under random grants, and the data's end at a random cycle says whether any
+    /// remain: those on offer and not taken in that cycle. The next descriptor starts
+    /// afresh, at its `data_done`.
+    #[test]
+    fn early_writes_start_at_the_last_read_and_remain_until_taken() {
+        let mut s = Stepper::new(EndWrites::default(), |b| &mut b.clock);
+        let mut rng = Lcg(0xEA21);
+        s.uut.notify_rx_addr.next = RX.into();
+        s.uut.rx_dest.next = 5.into();
+        s.uut.notify_self_addr.next = SELF.into();
+        s.uut.msi_addr.next = MSI.into();
+        s.uut.msi_data.next = 0x4321.into();
+        let (mut remained, mut finished_first) = (0, 0);
+        for round in 0..600u64 {
+            let flags = (round % 8) << 2 | rng.below(4);
+            let value = rng.next_u64() as u32;
+            let want = rule(flags, value);
+            let early = rng.chance(0.8);
+            let u = &mut s.uut;
+            u.flags.next = flags.into();
+            u.notify_value.next = u64::from(value).into();
+            u.at_last_read.next = early;
+            u.run.next = true;
+            u.reads_left.next = true;
+            u.wr_grant.next = false;
+            // The reads: nothing starts while some are left.
+            for _ in 0..rng.below(4) {
+                s.settle();
+                assert!(!s.uut.wr_valid.val(), "round {round}: before the last read");
+                s.tick();
+            }
+            s.uut.reads_left.next = false;
+            // The data's writes go on for a while; the ending writes go out meanwhile.
+            let mut got = Vec::new();
+            let first = s.cycle;
+            let data_end = s.cycle + rng.below(8);
+            loop {
+                let last_cycle = s.cycle == data_end;
+                s.uut.data_done.next = last_cycle;
+                s.uut.wr_grant.next = false;
+                s.settle();
+                let offered = s.uut.wr_valid.val();
+                // Offered from the cycle after the last read, while any are left; without
+                // `at_last_read`, nothing before the data ends.
+                let expected = early && s.cycle > first && got.len() < want.len();
+                assert_eq!(offered, expected, "round {round}: early {early}");
+                let grant = offered && rng.chance(0.5);
+                if grant {
+                    s.uut.wr_grant.next = true;
+                    s.settle();
+                    got.push((
+                        s.uut.wr_addr.val().to_u64(),
+                        s.uut.wr_dest.val().to_u64(),
+                        s.uut.wr_value.val().to_u64() as u32,
+                    ));
+                }
+                if last_cycle {
+                    let left = if early {
+                        want.len() > got.len()
+                    } else {
+                        !want.is_empty()
+                    };
+                    assert_eq!(s.uut.remaining.val(), left, "round {round}: {got:?}");
+                    remained += usize::from(early && left);
+                    finished_first += usize::from(early && !left && !want.is_empty());
+                    s.tick();
+                    break;
+                }
+                s.tick();
+            }
+            s.uut.data_done.next = false;
+            s.uut.run.next = false;
+            // What remains goes out in `EndWrites`.
+            let limit = s.cycle + 100;
+            while got.len() < want.len() {
+                assert!(s.cycle < limit, "round {round}: the writes never ended");
+                s.uut.wr_grant.next = false;
+                s.settle();
+                assert!(s.uut.wr_valid.val(), "round {round}");
+                if rng.chance(0.5) {
+                    s.uut.wr_grant.next = true;
+                    s.settle();
+                    got.push((
+                        s.uut.wr_addr.val().to_u64(),
+                        s.uut.wr_dest.val().to_u64(),
+                        s.uut.wr_value.val().to_u64() as u32,
+                    ));
+                }
+                s.tick();
+            }
+            assert_eq!(got, want, "round {round}: flags {flags:b}");
+            s.uut.wr_grant.next = false;
+            s.settle();
+            assert!(
+                !s.uut.wr_valid.val(),
+                "round {round}: a write after the last"
+            );
+        }
+        assert!(
+            remained > 50 && finished_first > 50,
+            "{remained} {finished_first}"
+        );
+    }
+
     #[test]
     fn reset_drops_the_writes_on_offer() {
         let mut s = Stepper::new(EndWrites::default(), |b| &mut b.clock);
         s.uut.flags.next = 0b11100.into();
-        s.uut.start.next = true;
+        s.uut.data_done.next = true;
         s.settle();
         s.tick();
-        s.uut.start.next = false;
+        s.uut.data_done.next = false;
         s.settle();
         assert!(s.uut.wr_valid.val());
         s.uut.reset.next = true;

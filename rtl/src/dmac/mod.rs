@@ -89,6 +89,7 @@ mod notify_tests;
 mod tests;
 
 use crate::csr::bus::CsrTarget;
+use crate::csr::dma_channel_regs::ChannelRegsIn;
 use crate::router::RouteConfig;
 use crate::stream::{TlpSink, TlpSource};
 use channel::DmaChannel;
@@ -166,20 +167,8 @@ pub struct Dmac<const C: usize, const CB: usize> {
     pub max_payload: Signal<In, Bits<3>>,
     /// Where global writes go.
     pub routes: RouteConfig,
-    /// Per channel: start pulse.
-    pub start: [Signal<In, Bit>; C],
-    /// Per channel: host chain.
-    pub start_host: [Signal<In, Bit>; C],
-    /// Per channel: first internal descriptor.
-    pub start_index: [Signal<In, Bits<10>>; C],
-    /// Per channel: `DESC`.
-    pub desc_base: [Signal<In, Bits<64>>; C],
-    /// Per channel: `NOTIFY_RX`.
-    pub notify_rx_addr: [Signal<In, Bits<64>>; C],
-    /// Per channel: `NOTIFY_SELF`.
-    pub notify_self_addr: [Signal<In, Bits<64>>; C],
-    /// Per channel: `NOTIFY_VALUE`.
-    pub notify_value: [Signal<In, Bits<32>>; C],
+    /// Per channel: its registers (what the host wrote; its status back).
+    pub channel: [ChannelRegsIn; C],
     /// `DMA_CHAIN_LIMIT`.
     pub chain_limit: Signal<In, Bits<32>>,
     /// `DMA_CPL_TIMEOUT`.
@@ -190,12 +179,6 @@ pub struct Dmac<const C: usize, const CB: usize> {
     pub msi_addr: Signal<In, Bits<64>>,
     /// `DMA_MSI_DATA`.
     pub msi_data: Signal<In, Bits<32>>,
-    /// Per channel: `STATUS`.
-    pub status: [Signal<Out, Bits<32>>; C],
-    /// Per channel: `COUNT`.
-    pub count: [Signal<Out, Bits<32>>; C],
-    /// Per channel: `CURRENT`.
-    pub current: [Signal<Out, Bits<64>>; C],
     /// Pulse: a completion matched no outstanding read.
     pub cpl_unexpected: Signal<Out, Bit>,
     chans: [DmaChannel; C],
@@ -234,22 +217,13 @@ impl<const C: usize, const CB: usize> Dmac<C, CB> {
             max_read_req: Default::default(),
             max_payload: Default::default(),
             routes: Default::default(),
-            start: array_init::array_init(|_| Default::default()),
-            start_host: array_init::array_init(|_| Default::default()),
-            start_index: array_init::array_init(|_| Default::default()),
-            desc_base: array_init::array_init(|_| Default::default()),
-            notify_rx_addr: array_init::array_init(|_| Default::default()),
-            notify_self_addr: array_init::array_init(|_| Default::default()),
-            notify_value: array_init::array_init(|_| Default::default()),
             chain_limit: Default::default(),
             cpl_timeout: Default::default(),
             notify_at_last_read: Default::default(),
             msi_addr: Default::default(),
             msi_data: Default::default(),
-            status: array_init::array_init(|_| Default::default()),
-            count: array_init::array_init(|_| Default::default()),
-            current: array_init::array_init(|_| Default::default()),
             cpl_unexpected: Default::default(),
+            channel: array_init::array_init(|_| Default::default()),
             chans: array_init::array_init(|_| Default::default()),
             desc_ram: DescRam::new(),
             read_req: ReadReq::new(),
@@ -313,13 +287,7 @@ impl<const C: usize, const CB: usize> Logic for Dmac<C, CB> {
             self.chans[c].ring_dws.next = self.ring_dws.val();
             self.chans[c].clock.next = self.clock.val();
             self.chans[c].reset.next = self.reset.val();
-            self.chans[c].start.next = self.start[c].val();
-            self.chans[c].start_host.next = self.start_host[c].val();
-            self.chans[c].start_index.next = self.start_index[c].val();
-            self.chans[c].desc_base.next = self.desc_base[c].val();
-            self.chans[c].notify_rx_addr.next = self.notify_rx_addr[c].val();
-            self.chans[c].notify_self_addr.next = self.notify_self_addr[c].val();
-            self.chans[c].notify_value.next = self.notify_value[c].val();
+            ChannelRegsIn::link(&mut self.channel[c], &mut self.chans[c].regs);
             self.chans[c].chain_limit.next = self.chain_limit.val();
             self.chans[c].cpl_timeout.next = self.cpl_timeout.val();
             self.chans[c].notify_at_last_read.next = self.notify_at_last_read.val();
@@ -328,9 +296,6 @@ impl<const C: usize, const CB: usize> Logic for Dmac<C, CB> {
             RouteConfig::link(&mut self.routes, &mut self.chans[c].routes);
             self.chans[c].max_read_req.next = self.max_read_req.val();
             self.chans[c].max_payload.next = self.max_payload.val();
-            self.status[c].next = self.chans[c].status.val();
-            self.count[c].next = self.chans[c].count.val();
-            self.current[c].next = self.chans[c].current.val();
 
             self.chans[c].desc_ram_valid.next = self.desc_ram.desc_valid.val().get_bit(c);
             self.chans[c].desc_ram.next = self.desc_ram.desc.val();
