@@ -272,11 +272,8 @@ impl Logic for DmaChannel {
         self.ending.notify_rx_addr.next = self.regs.notify_rx_addr.val();
         self.ending.rx_dest.next = self.rx_dest.q.val();
         self.ending.notify_self_addr.next = self.regs.notify_self_addr.val();
-        self.ending.notify_value.next = self.regs.notify_value.val() + self.chain.count.val();
-        if self.state.q.val() == ChanState::Run {
-            self.ending.notify_value.next =
-                self.regs.notify_value.val() + self.chain.count.val() + 1;
-        }
+        self.ending.notify_value.next = self.regs.notify_value.val();
+        self.ending.count.next = self.chain.count.val();
         self.ending.msi_addr.next = self.msi_addr.val();
         self.ending.msi_data.next = self.msi_data.val();
         self.chain.clock.next = self.clock.val();

@@ -7,6 +7,10 @@
 //! `DMA_CONFIG.NOTIFY_AT_LAST_READ`, the cycle after the data's last read is taken
 //! (`early`), and then go out between the data's remaining writes; the channel then
 //! still waits for both before it follows `next` (`remaining`).
+//!
+//! A notification writes `NOTIFY_VALUE` plus the descriptors done, this one included, as
+//! they are in the cycle the writes start: a `NOTIFY_VALUE` written while they go out
+//! counts from the next descriptor on.
 
 use peach2_regmap::dma::flags;
 use rust_hdl::prelude::*;
@@ -64,8 +68,10 @@ pub struct EndWrites {
     pub rx_dest: Signal<In, Bits<3>>,
     /// `NOTIFY_SELF` (the own chip: destination 0, the internal port).
     pub notify_self_addr: Signal<In, Bits<64>>,
-    /// What a notification writes (`NOTIFY_VALUE` plus the descriptors done).
+    /// `NOTIFY_VALUE`.
     pub notify_value: Signal<In, Bits<32>>,
+    /// The descriptors the chain has finished (`COUNT`), not counting this one.
+    pub count: Signal<In, Bits<32>>,
     /// `DMA_MSI_ADDR`.
     pub msi_addr: Signal<In, Bits<64>>,
     /// `DMA_MSI_DATA`.
@@ -83,6 +89,12 @@ pub struct EndWrites {
     any: Signal<Local, Bit>,
     /// The writes start this cycle.
     start: Signal<Local, Bit>,
+    /// What a notification writes: `NOTIFY_VALUE` plus the descriptors done, this one
+    /// included.
+    value: Signal<Local, Bits<32>>,
+    /// `value` as it was when the writes started: taken every cycle while none is on
+    /// offer, so the writes offer a register, not a sum.
+    value_q: DFF<Bits<32>>,
     /// The write after the one on offer (none when it is the last).
     after: Signal<Local, EndWrite>,
     /// The first flagged write.
@@ -92,11 +104,15 @@ pub struct EndWrites {
 impl Logic for EndWrites {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, early);
+        dff_setup!(self, clock, state, early, value_q);
+        self.value.next = self.notify_value.val() + self.count.val() + 1;
+        if self.state.q.val() == EndWrite::Idle {
+            self.value_q.d.next = self.value.val();
+        }
         self.wr_valid.next = false;
         self.wr_addr.next = self.notify_rx_addr.val();
         self.wr_dest.next = self.rx_dest.val();
-        self.wr_value.next = self.notify_value.val();
+        self.wr_value.next = self.value_q.q.val();
         self.done.next = false;
 
         self.first.next = EndWrite::Idle;
@@ -205,9 +221,11 @@ mod tests {
         s.uut.msi_data.next = 0x4321.into();
         for round in 0..400u64 {
             let flags = (round % 8) << 2 | rng.below(4);
-            let value = rng.next_u64() as u32;
+            let (nv, count) = (rng.next_u64() as u32, rng.next_u64() as u32);
+            let value = nv.wrapping_add(count).wrapping_add(1);
             s.uut.flags.next = flags.into();
-            s.uut.notify_value.next = u64::from(value).into();
+            s.uut.notify_value.next = u64::from(nv).into();
+            s.uut.count.next = u64::from(count).into();
             s.uut.data_done.next = true;
             s.uut.wr_grant.next = false;
             s.settle();
@@ -218,6 +236,9 @@ mod tests {
             s.uut.data_done.next = false;
             let mut got = Vec::new();
             let mut done = false;
+            // Taken at the start: what changes later does not count.
+            s.uut.notify_value.next = u64::from(rng.next_u64() as u32).into();
+            s.uut.count.next = u64::from(rng.next_u64() as u32).into();
             let limit = s.cycle + 200;
             while !done {
                 assert!(
@@ -256,7 +277,8 @@ mod tests {
     /// taken while it runs (not before, and never without `at_last_read`), in the rule's
     /// order under random grants, and the data's end at a random cycle says whether any
     /// remain: those on offer and not taken in that cycle. The next descriptor starts
-    /// afresh, at its `data_done`.
+    /// afresh, at its `data_done`. The notifications carry the value of the start cycle,
+    /// whatever `NOTIFY_VALUE` and the count do later.
     #[test]
     fn early_writes_start_at_the_last_read_and_remain_until_taken() {
         let mut s = Stepper::new(EndWrites::default(), |b| &mut b.clock);
@@ -269,12 +291,13 @@ mod tests {
         let (mut remained, mut finished_first) = (0, 0);
         for round in 0..600u64 {
             let flags = (round % 8) << 2 | rng.below(4);
-            let value = rng.next_u64() as u32;
-            let want = rule(flags, value);
+            let (nv, count) = (rng.next_u64() as u32, rng.next_u64() as u32);
+            let want = rule(flags, nv.wrapping_add(count).wrapping_add(1));
             let early = rng.chance(0.8);
             let u = &mut s.uut;
             u.flags.next = flags.into();
-            u.notify_value.next = u64::from(value).into();
+            u.notify_value.next = u64::from(nv).into();
+            u.count.next = u64::from(count).into();
             u.at_last_read.next = early;
             u.run.next = true;
             u.reads_left.next = true;
@@ -290,7 +313,12 @@ mod tests {
             let mut got = Vec::new();
             let first = s.cycle;
             let data_end = s.cycle + rng.below(8);
+            let start = if early { first } else { data_end };
             loop {
+                if s.cycle > start {
+                    s.uut.notify_value.next = u64::from(rng.next_u64() as u32).into();
+                    s.uut.count.next = u64::from(rng.next_u64() as u32).into();
+                }
                 let last_cycle = s.cycle == data_end;
                 s.uut.data_done.next = last_cycle;
                 s.uut.wr_grant.next = false;
@@ -328,6 +356,8 @@ mod tests {
             s.uut.run.next = false;
             // What remains goes out in `EndWrites`.
             let limit = s.cycle + 100;
+            s.uut.notify_value.next = u64::from(rng.next_u64() as u32).into();
+            s.uut.count.next = u64::from(rng.next_u64() as u32).into();
             while got.len() < want.len() {
                 assert!(s.cycle < limit, "round {round}: the writes never ended");
                 s.uut.wr_grant.next = false;
