@@ -208,17 +208,32 @@ mod tests {
         w
     }
 
-    /// Every flag combination many times, grants at random cycles: the writes come in
-    /// the rule's order, `done` comes with the last grant and never otherwise.
-    #[test]
-    fn flagged_writes_come_in_order_under_random_grants() {
+    /// The block with the rule's addresses, destination and MSI data.
+    fn with_addresses() -> Stepper<EndWrites> {
         let mut s = Stepper::new(EndWrites::default(), |b| &mut b.clock);
-        let mut rng = Lcg(0x5EED);
         s.uut.notify_rx_addr.next = RX.into();
         s.uut.rx_dest.next = 5.into();
         s.uut.notify_self_addr.next = SELF.into();
         s.uut.msi_addr.next = MSI.into();
         s.uut.msi_data.next = 0x4321.into();
+        s
+    }
+
+    /// The write on offer, as the rule writes it.
+    fn on_offer(u: &EndWrites) -> (u64, u64, u32) {
+        (
+            u.wr_addr.val().to_u64(),
+            u.wr_dest.val().to_u64(),
+            u.wr_value.val().to_u64() as u32,
+        )
+    }
+
+    /// Every flag combination many times, grants at random cycles: the writes come in
+    /// the rule's order, `done` comes with the last grant and never otherwise.
+    #[test]
+    fn flagged_writes_come_in_order_under_random_grants() {
+        let mut s = with_addresses();
+        let mut rng = Lcg(0x5EED);
         for round in 0..400u64 {
             let flags = (round % 8) << 2 | rng.below(4);
             let (nv, count) = (rng.next_u64() as u32, rng.next_u64() as u32);
@@ -255,11 +270,7 @@ mod tests {
                 if rng.below(3) == 0 {
                     s.uut.wr_grant.next = true;
                     s.settle();
-                    got.push((
-                        s.uut.wr_addr.val().to_u64(),
-                        s.uut.wr_dest.val().to_u64(),
-                        s.uut.wr_value.val().to_u64() as u32,
-                    ));
+                    got.push(on_offer(&s.uut));
                     done = s.uut.done.val();
                     assert_eq!(done, got.len() == want.len(), "round {round}");
                 } else {
@@ -281,13 +292,8 @@ mod tests {
     /// whatever `NOTIFY_VALUE` and the count do later.
     #[test]
     fn early_writes_start_at_the_last_read_and_remain_until_taken() {
-        let mut s = Stepper::new(EndWrites::default(), |b| &mut b.clock);
+        let mut s = with_addresses();
         let mut rng = Lcg(0xEA21);
-        s.uut.notify_rx_addr.next = RX.into();
-        s.uut.rx_dest.next = 5.into();
-        s.uut.notify_self_addr.next = SELF.into();
-        s.uut.msi_addr.next = MSI.into();
-        s.uut.msi_data.next = 0x4321.into();
         let (mut remained, mut finished_first) = (0, 0);
         for round in 0..600u64 {
             let flags = (round % 8) << 2 | rng.below(4);
@@ -332,11 +338,7 @@ mod tests {
                 if grant {
                     s.uut.wr_grant.next = true;
                     s.settle();
-                    got.push((
-                        s.uut.wr_addr.val().to_u64(),
-                        s.uut.wr_dest.val().to_u64(),
-                        s.uut.wr_value.val().to_u64() as u32,
-                    ));
+                    got.push(on_offer(&s.uut));
                 }
                 if last_cycle {
                     let left = if early {
@@ -366,11 +368,7 @@ mod tests {
                 if rng.chance(0.5) {
                     s.uut.wr_grant.next = true;
                     s.settle();
-                    got.push((
-                        s.uut.wr_addr.val().to_u64(),
-                        s.uut.wr_dest.val().to_u64(),
-                        s.uut.wr_value.val().to_u64() as u32,
-                    ));
+                    got.push(on_offer(&s.uut));
                 }
                 s.tick();
             }
