@@ -182,8 +182,11 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
                 | 0x0F;
         }
 
+        // A channel's grant: its request and its `wins`, which is the pick then.
         for c in 0..C {
-            self.chans[c].grant.next = false;
+            self.chans[c].grant.next = (self.held.q.val() != 2)
+                && self.chans[c].valid.val()
+                && self.rr.wins.val().get_bit(c);
         }
         self.issue_valid.next = self.fire.val();
         self.issue_tag.next = self.tag.val();
@@ -204,11 +207,6 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         }
         if self.fire.val() {
             self.last.d.next = self.pick.val();
-            for c in 0..C {
-                if self.pick.val().index() == c {
-                    self.chans[c].grant.next = true;
-                }
-            }
         }
 
         // Two slots in order: a granted beat goes into `wr_slot`, the beat on offer is

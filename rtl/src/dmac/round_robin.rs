@@ -1,6 +1,11 @@
 //! The round-robin choice among `C` channels that the read requester and the write
 //! generator both make: the first requesting channel after the one granted last,
 //! wrapping around. Combinational.
+//!
+//! Beside the pick, `wins` says for each channel whether it would be picked if it
+//! requested, from the other channels' requests and `last` only: a requester's grant is
+//! its own request and its `wins` bit, which does not wait for the pick's encoding (the
+//! crossbar's arbiters answer `ready` the same way).
 
 use rust_hdl::prelude::*;
 
@@ -13,6 +18,8 @@ pub struct RoundRobin<const C: usize, const CB: usize> {
     pub last: Signal<In, Bits<CB>>,
     /// The first requesting channel after `last` (wrapping); 0 when nothing requests.
     pub pick: Signal<Out, Bits<CB>>,
+    /// Bit c: channel c would be the pick if it requested (whatever its own request).
+    pub wins: Signal<Out, Bits<C>>,
     /// Requests of the channels after `last`.
     after: Signal<Local, Bits<C>>,
     /// The requests the pick is made from: `after`, or all when none is after `last`.
@@ -21,6 +28,8 @@ pub struct RoundRobin<const C: usize, const CB: usize> {
     found: Signal<Local, Bit>,
     /// Channel numbers, as values.
     number: [Constant<Bits<CB>>; C],
+    /// Per channel c: the channels below it (bits 0..c).
+    below: [Constant<Bits<C>>; C],
 }
 
 impl<const C: usize, const CB: usize> RoundRobin<C, CB> {
@@ -34,10 +43,12 @@ impl<const C: usize, const CB: usize> RoundRobin<C, CB> {
             request: Default::default(),
             last: Default::default(),
             pick: Default::default(),
+            wins: Default::default(),
             after: Default::default(),
             cand: Default::default(),
             found: Default::default(),
             number: array_init::array_init(|c| Constant::new((c as u64).into())),
+            below: array_init::array_init(|c| Constant::new(((1u64 << c) - 1).into())),
         }
     }
 }
@@ -73,6 +84,22 @@ impl<const C: usize, const CB: usize> Logic for RoundRobin<C, CB> {
                 self.found.next = true;
             }
         }
+        // A channel after `last` wins unless a lower one after `last` requests; one at or
+        // before `last` (never in `after`) unless any after `last` or any lower one does.
+        // Channel 0 is never after `last`, and none is lower.
+        self.wins.next = 0.into();
+        if self.after.val() == 0 {
+            self.wins.next = 1.into();
+        }
+        for c in 1..C {
+            if self.last.val() < self.number[c].val() {
+                if !(self.after.val() & self.below[c].val()).any() {
+                    self.wins.next = self.wins.val().replace_bit(c, true);
+                }
+            } else if (self.after.val() == 0) && !(self.request.val() & self.below[c].val()).any() {
+                self.wins.next = self.wins.val().replace_bit(c, true);
+            }
+        }
     }
 }
 
@@ -99,6 +126,15 @@ mod tests {
                 assert_eq!(
                     uut.pick.val(),
                     Bits::<CB>::from(golden(C as u64, request, last)),
+                    "{C} channels: request {request:b}, last {last}"
+                );
+                // `wins`: the pick if the channel requested too.
+                let wins = (0..C as u64)
+                    .filter(|&c| golden(C as u64, request | 1 << c, last) == c)
+                    .fold(0, |w, c| w | 1 << c);
+                assert_eq!(
+                    uut.wins.val().to_u64(),
+                    wins,
                     "{C} channels: request {request:b}, last {last}"
                 );
             }

@@ -75,6 +75,8 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     valid: Signal<Local, Bits<C>>,
     /// The next channel to serve among those wanting a write.
     rr: RoundRobin<C, CB>,
+    /// A TLP may be picked this cycle: none is being issued, or its last beat is.
+    can_take: Signal<Local, Bit>,
     /// The picked channel's write: its header.
     header: MwrHeader,
     /// The current TLP's beat, into the FIFO.
@@ -140,6 +142,7 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             a_dest: Default::default(),
             valid: Default::default(),
             rr: RoundRobin::new(),
+            can_take: Default::default(),
             header: MwrHeader::default(),
             beat: WriteBeat::new(),
             pick: Default::default(),
@@ -288,10 +291,13 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.header.len_dw.next = self.g_len.val();
         self.header.four_dw.next = self.g_wide.val();
         self.header.requester_id.next = self.requester_id.val();
-        self.take.next = (self.valid.val() != 0)
-            && (!self.busy.q.val() || (self.issue.val() && self.a_last.q.val()));
+        self.can_take.next = !self.busy.q.val() || (self.issue.val() && self.a_last.q.val());
+        self.take.next = (self.valid.val() != 0) && self.can_take.val();
+        // A channel's grant: its request and its `wins`, which is the pick then (the grant
+        // does not wait for the pick's encoding).
         for c in 0..C {
-            self.chans[c].grant.next = false;
+            self.chans[c].grant.next =
+                self.can_take.val() && self.chans[c].valid.val() && self.rr.wins.val().get_bit(c);
         }
         if self.take.val() {
             self.last.d.next = self.pick.val();
@@ -307,11 +313,6 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
             self.a_dest.d.next = self.g_dest.val();
             for k in 0..4 {
                 self.a_hdr[k].d.next = self.header.dw[k].val();
-            }
-            for c in 0..C {
-                if self.pick.val().index() == c {
-                    self.chans[c].grant.next = true;
-                }
             }
         }
 
