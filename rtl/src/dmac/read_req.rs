@@ -44,6 +44,9 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     slot_empty: [DFF<Bits<2>>; 2],
     /// Beats in the slots (0..=2).
     held: DFF<Bits<2>>,
+    /// `held != 0`, a register of its own: the beat's `valid` goes into the internal
+    /// mux's choice of source, and from there into the crossbar's `ready`.
+    nonempty: DFF<Bit>,
     /// The slot the next granted beat goes into.
     wr_slot: DFF<Bit>,
     /// The slot of the beat on offer (the older one).
@@ -92,6 +95,7 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             slot_data: Default::default(),
             slot_empty: Default::default(),
             held: Default::default(),
+            nonempty: Default::default(),
             wr_slot: Default::default(),
             rd_slot: Default::default(),
             beat_data: Default::default(),
@@ -125,7 +129,7 @@ impl<const C: usize, const CB: usize> Default for ReadReq<C, CB> {
 impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, last, held, wr_slot, rd_slot);
+        dff_setup!(self, clock, last, held, nonempty, wr_slot, rd_slot);
         for k in 0..2 {
             self.slot_data[k].clock.next = self.clock.val();
             self.slot_data[k].d.next = self.slot_data[k].q.val();
@@ -211,7 +215,7 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
 
         // Two slots in order: a granted beat goes into `wr_slot`, the beat on offer is
         // `rd_slot`'s.
-        self.pop.next = (self.held.q.val() != 0) && self.out.ready.val();
+        self.pop.next = self.nonempty.q.val() && self.out.ready.val();
         if self.fire.val() {
             if self.wr_slot.q.val() {
                 self.slot_data[1].d.next = self.beat_data.val();
@@ -231,7 +235,7 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         if self.pop.val() && !self.fire.val() {
             self.held.d.next = self.held.q.val() - 1;
         }
-        self.out.valid.next = self.held.q.val() != 0;
+        self.out.valid.next = self.nonempty.q.val();
         self.out.data.next = self.slot_data[0].q.val();
         self.out.empty.next = self.slot_empty[0].q.val();
         if self.rd_slot.q.val() {
@@ -243,9 +247,11 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         self.out.dest.next = 0.into();
         self.out.src.next = 4.into();
         self.out.unsupported.next = false;
+        self.nonempty.d.next = self.held.d.val() != 0;
         if self.reset.val() {
             self.last.d.next = 0.into();
             self.held.d.next = 0.into();
+            self.nonempty.d.next = false;
             self.wr_slot.d.next = false;
             self.rd_slot.d.next = false;
         }

@@ -84,6 +84,9 @@ pub struct RxDecode {
     in_dws: Signal<Local, Bits<5>>,
     /// DWs of the TLP starting on the input, from its header.
     in_total: Signal<Local, Bits<12>>,
+    /// `in_total` up to 5 (5 for more): all a first beat of at most 4 DWs is compared
+    /// with, from a few header bits, without the length's sum.
+    small_total: Signal<Local, Bits<3>>,
     max_payload_dws: Constant<Bits<12>>,
 }
 
@@ -124,6 +127,7 @@ impl Default for RxDecode {
             payload_dws: Default::default(),
             in_dws: Default::default(),
             in_total: Default::default(),
+            small_total: Default::default(),
             beat_dws: Default::default(),
             misframed: Default::default(),
             max_payload_dws: Constant::new(u64::from(MAX_PAYLOAD_BYTES / 4).into()),
@@ -192,6 +196,23 @@ impl Logic for RxDecode {
         if self.rx.data.val().get_bit(15) {
             self.in_total.next = self.hdr_dws.val() + self.payload_dws.val() + 1;
         }
+        // 3 or 4 header DWs, the digest, and a payload of 0, 1 or more DWs.
+        self.small_total.next = 3.into();
+        if self.rx.data.val().get_bit(29) {
+            self.small_total.next = 4.into();
+        }
+        if self.rx.data.val().get_bit(15) {
+            self.small_total.next = self.small_total.val() + 1;
+        }
+        if self.rx.data.val().get_bit(30) {
+            self.small_total.next = 5.into();
+            if !self.rx.data.val().get_bit(29)
+                && !self.rx.data.val().get_bit(15)
+                && (self.rx.data.val().get_bits::<10>(0) == 1)
+            {
+                self.small_total.next = 4.into();
+            }
+        }
         self.in_dws.next = 4.into();
         if self.rx.eop.val() {
             self.in_dws.next = 4 - bit_cast::<5, 2>(self.rx.empty.val());
@@ -205,9 +226,10 @@ impl Logic for RxDecode {
             self.q_beat_dws.d.next = self.in_dws.val().get_bits::<3>(0);
             // As a first beat: its header says fewer DWs than it carries, or it ends
             // the TLP with another count.
-            self.q_misframed.d.next = (self.in_total.val() < bit_cast::<12, 5>(self.in_dws.val()))
+            self.q_misframed.d.next = (bit_cast::<5, 3>(self.small_total.val())
+                < self.in_dws.val())
                 || (self.rx.eop.val()
-                    && (self.in_total.val() != bit_cast::<12, 5>(self.in_dws.val())));
+                    && (bit_cast::<5, 3>(self.small_total.val()) != self.in_dws.val()));
             self.q_action.d.next = self.router.action.val();
             self.q_dest.d.next = self.router.dest.val();
             self.q_unsupported.d.next = self.router.unsupported.val();

@@ -85,6 +85,9 @@ pub struct RxRoute {
     out_unsupported: DFF<Bit>,
     /// DWs the packet in progress still owes (from its header's length field).
     dws_left: DFF<Bits<12>>,
+    /// `dws_left` up to 7 (7 for more): all a beat of at most 4 DWs is compared with, so
+    /// the framing check waits on no 12-bit compare.
+    left_small: DFF<Bits<3>>,
     out_discard: DFF<Bit>,
     /// The packet in progress was counted malformed already.
     flagged: DFF<Bit>,
@@ -124,6 +127,7 @@ impl Default for RxRoute {
             out_dest: Default::default(),
             out_unsupported: Default::default(),
             dws_left: Default::default(),
+            left_small: Default::default(),
             out_discard: Default::default(),
             flagged: Default::default(),
             bad: Default::default(),
@@ -152,6 +156,7 @@ impl Logic for RxRoute {
             out_dest,
             out_unsupported,
             dws_left,
+            left_small,
             out_discard,
             flagged
         );
@@ -215,8 +220,9 @@ impl Logic for RxRoute {
                 || self.decode.too_big.val();
         } else {
             self.bad.next = (self.steer.q.val() == Steer::Idle)
-                || (self.dws_left.q.val() < self.beat_dws.val())
-                || (self.decode.eop.val() && (self.dws_left.q.val() != self.beat_dws.val()));
+                || (bit_cast::<12, 3>(self.left_small.q.val()) < self.beat_dws.val())
+                || (self.decode.eop.val()
+                    && (bit_cast::<12, 3>(self.left_small.q.val()) != self.beat_dws.val()));
         }
 
         self.dropped.next = false;
@@ -286,10 +292,15 @@ impl Logic for RxRoute {
             // started here.
             self.malformed.next = true;
         }
+        self.left_small.d.next = 7.into();
+        if self.dws_left.d.val() < 7 {
+            self.left_small.d.next = self.dws_left.d.val().get_bits::<3>(0);
+        }
         if self.reset.val() {
             self.steer.d.next = Steer::Idle;
             self.out_valid.d.next = false;
             self.dws_left.d.next = 0.into();
+            self.left_small.d.next = 0.into();
             self.out_discard.d.next = false;
             self.flagged.d.next = false;
         }
