@@ -42,7 +42,8 @@
 //!
 //! After a descriptor's last data write the channel writes, in this order and only for the
 //! flags set: notify receiver: the 4-byte value `NOTIFY_VALUE + COUNT` (COUNT including this
-//! descriptor) to `NOTIFY_RX` (a TCA global address of the receiver's slot, or a local
+//! descriptor; both as they are when the notifications start, so a `NOTIFY_VALUE` written
+//! while they go out applies from the next descriptor) to `NOTIFY_RX` (a TCA global address of the receiver's slot, or a local
 //! address); notify self: the same value to `NOTIFY_SELF` (a local address); interrupt:
 //! `MSI_DATA` to `MSI_ADDR` (the MSI message software took from the OS). The receiver's
 //! notification follows the data on the same path, so when the receiver sees it, the data
