@@ -18,14 +18,15 @@
 //! when completions shared this mux's output). The completer's inputs, the crossbar and
 //! the loop, take turns between packets.
 
-use crate::stream::{TlpSink, TlpSource, PORT_INTERNAL};
+use crate::stream::{TlpSink, TlpSource, NUM_ENDPOINTS, PORT_INTERNAL};
 use peach2_regmap::dma::tags::DMA_RANGE_END;
 use rust_hdl::prelude::*;
 
 // The decode below: tag bits 7:6 clear.
 const _: () = assert!(DMA_RANGE_END == 64);
-// The loop below tests the internal port's endpoint number as a literal.
-const _: () = assert!(PORT_INTERNAL == 4);
+// The loop below names the internal port by bit 2 of an endpoint number: it is the only
+// endpoint with that bit.
+const _: () = assert!(PORT_INTERNAL == 4 && NUM_ENDPOINTS == 5);
 
 /// The internal port multiplexer.
 #[derive(LogicBlock, Default)]
@@ -42,7 +43,8 @@ pub struct InternalMux {
     pub to_dma: TlpSource,
     /// Upstream: the DMA's reads.
     pub from_dma_rd: TlpSink,
-    /// Upstream: the DMA's writes.
+    /// Upstream: the DMA's writes. Every beat carries its packet's `dest`, and `dest` is
+    /// an endpoint (0..=4): the DMA's destinations come from the route lookup.
     pub from_dma_wr: TlpSink,
     /// Downstream: into the crossbar.
     pub to_xbar: TlpSource,
@@ -91,10 +93,11 @@ impl Logic for InternalMux {
             cur,
             last
         );
-        // The DMA's write stream: a packet for the internal port is the loop's from its
-        // SOP beat to its EOP beat.
-        self.wr_loop.next = (self.in_pkt.q.val() && self.in_loop.q.val())
-            || (self.from_dma_wr.sop.val() && (self.from_dma_wr.dest.val() == 4));
+        // The DMA's write stream: a packet for the internal port is the loop's. Its beats
+        // all carry the packet's destination, one of 0..=4, so bit 2 alone names the
+        // internal port: one register bit, where the compare on SOP beats cost the
+        // outbound choice a LUT level.
+        self.wr_loop.next = self.from_dma_wr.dest.val().get_bit(2);
 
         // Inbound: the crossbar or the loop, chosen between packets.
         self.use_loop.next = self.in_loop.q.val();
