@@ -24,7 +24,10 @@ const META_BITS: usize = 11;
 pub struct TlpFifo<const A: usize, const AP1: usize> {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset, active high: empties the FIFO.
+    /// Synchronous reset, active high: empties the FIFO. It takes nothing while reset is
+    /// high; `source.valid` is a register's output, so in the first reset cycle the head
+    /// is still offered (the FIFO's readers are reset with it, and the reset would wait
+    /// for a LUT level on every reader's handshake).
     pub reset: Signal<In, Bit>,
     /// Upstream: beats written into the FIFO.
     pub sink: TlpSink,
@@ -134,7 +137,7 @@ impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
         self.sink.ready.next = (self.fill.val() != self.depth.val()) && !self.reset.val();
         self.push.next = self.sink.valid.val() && self.sink.ready.val();
 
-        self.source.valid.next = self.head_valid.q.val() && !self.reset.val();
+        self.source.valid.next = self.head_valid.q.val();
         self.pop.next = self.source.valid.val() && self.source.ready.val();
         self.rd_step.next = self.rd_ptr.q.val() + 1;
         self.rd_next.next = self.rd_ptr.q.val();
