@@ -84,8 +84,10 @@ pub struct Crossbar {
     /// Per output: its skid buffer.
     out: [TlpSkid; NUM_ENDPOINTS],
 
-    /// Per input: holds or discards a packet already, so its head is not a new request.
-    in_packet: [Signal<Local, Bit>; INPUTS],
+    /// Per input: holds or discards a packet already (it owns an output, or `dropping`),
+    /// so its head is not a new request. A register of its own, moved by the input's own
+    /// handshake, so that the requests do not wait for an OR over every output's owner.
+    in_packet: [DFF<Bit>; INPUTS],
     /// Per input: the head beat starts a discard this cycle.
     bad_head: [Signal<Local, Bit>; INPUTS],
     /// Per input: one-hot output its head `sop` beat asks for (zero when none). As wide
@@ -161,22 +163,18 @@ impl Logic for Crossbar {
         for i in 0..INPUTS {
             self.dropping[i].clock.next = self.clock.val();
             self.dropping[i].d.next = self.dropping[i].q.val();
+            self.in_packet[i].clock.next = self.clock.val();
+            self.in_packet[i].d.next = self.in_packet[i].q.val();
         }
 
         // Inputs: what each head beat asks for.
         for i in 0..INPUTS {
-            self.in_packet[i].next = self.dropping[i].q.val();
-            for j in 0..NUM_ENDPOINTS {
-                if self.owner[j].q.val().get_bit(i) {
-                    self.in_packet[i].next = true;
-                }
-            }
             self.bad_head[i].next = self.sinks[i].valid.val()
-                && !self.in_packet[i].val()
+                && !self.in_packet[i].q.val()
                 && !self.reset.val()
                 && (!self.sinks[i].sop.val() || (self.sinks[i].dest.val() >= self.endpoints.val()));
             self.want[i].next = 0.into();
-            if self.sinks[i].valid.val() && self.sinks[i].sop.val() && !self.in_packet[i].val() {
+            if self.sinks[i].valid.val() && self.sinks[i].sop.val() && !self.in_packet[i].q.val() {
                 // A `dest` of 5..=7 asks for no output (it is a bad head).
                 self.want[i].next = self.one.val() << self.sinks[i].dest.val();
             }
@@ -258,6 +256,11 @@ impl Logic for Crossbar {
             if self.sinks[i].valid.val() && (self.dropping[i].q.val() || self.bad_head[i].val()) {
                 self.dropping[i].d.next = !self.sinks[i].eop.val();
             }
+            // Every beat an input gives is its packet's (to an output or discarded): a
+            // packet holds the input from its first beat taken to its `eop`.
+            if self.sinks[i].valid.val() && self.sinks[i].ready.val() {
+                self.in_packet[i].d.next = !self.sinks[i].eop.val();
+            }
         }
 
         self.busy.next = bit_cast::<NUM_ENDPOINTS, 1>(self.out_busy[0].val().into())
@@ -279,6 +282,7 @@ impl Logic for Crossbar {
             }
             for i in 0..INPUTS {
                 self.dropping[i].d.next = false;
+                self.in_packet[i].d.next = false;
             }
             self.dropped_pulse.d.next = 0.into();
         }
