@@ -8,6 +8,7 @@ pub mod fixed;
 pub mod harness;
 pub mod internal;
 pub mod port;
+pub mod round_robin;
 pub mod route_lookup;
 pub mod router;
 pub mod stream;

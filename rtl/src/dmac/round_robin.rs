@@ -1,12 +1,14 @@
 //! The round-robin choice among `C` channels that the read requester and the write
 //! generator both make: the first requesting channel after the one granted last,
-//! wrapping around. Combinational.
+//! wrapping around (the chip's one rule, [`RoundRobinChoice`], with the last grant and
+//! the pick as channel numbers). Combinational.
 //!
 //! Beside the pick, `wins` says for each channel whether it would be picked if it
 //! requested, from the other channels' requests and `last` only: a requester's grant is
 //! its own request and its `wins` bit, which does not wait for the pick's encoding (the
 //! crossbar's arbiters answer `ready` the same way).
 
+use crate::round_robin::RoundRobinChoice;
 use rust_hdl::prelude::*;
 
 /// Picks the next channel to grant among `C` (`CB` bits of channel number).
@@ -20,16 +22,12 @@ pub struct RoundRobin<const C: usize, const CB: usize> {
     pub pick: Signal<Out, Bits<CB>>,
     /// Bit c: channel c would be the pick if it requested (whatever its own request).
     pub wins: Signal<Out, Bits<C>>,
-    /// Requests of the channels after `last`.
+    /// The rule.
+    choice: RoundRobinChoice<C>,
+    /// The channels after `last` (channel 0 never is).
     after: Signal<Local, Bits<C>>,
-    /// The requests the pick is made from: `after`, or all when none is after `last`.
-    cand: Signal<Local, Bits<C>>,
-    /// A lower channel of `cand` has been picked already.
-    found: Signal<Local, Bit>,
     /// Channel numbers, as values.
     number: [Constant<Bits<CB>>; C],
-    /// Per channel c: the channels below it (bits 0..c).
-    below: [Constant<Bits<C>>; C],
 }
 
 impl<const C: usize, const CB: usize> RoundRobin<C, CB> {
@@ -44,11 +42,9 @@ impl<const C: usize, const CB: usize> RoundRobin<C, CB> {
             last: Default::default(),
             pick: Default::default(),
             wins: Default::default(),
+            choice: RoundRobinChoice::new(),
             after: Default::default(),
-            cand: Default::default(),
-            found: Default::default(),
             number: array_init::array_init(|c| Constant::new((c as u64).into())),
-            below: array_init::array_init(|c| Constant::new(((1u64 << c) - 1).into())),
         }
     }
 }
@@ -62,42 +58,21 @@ impl<const C: usize, const CB: usize> Default for RoundRobin<C, CB> {
 impl<const C: usize, const CB: usize> Logic for RoundRobin<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        // Channels after the last one granted come first (channel 0 never is).
+        // From channel 1: `last < 0` is never true, and Verilator's lint says so.
         self.after.next = 0.into();
         for c in 1..C {
             if self.last.val() < self.number[c].val() {
-                self.after.next = self
-                    .after
-                    .val()
-                    .replace_bit(c, self.request.val().get_bit(c));
+                self.after.next = self.after.val().replace_bit(c, true);
             }
         }
-        self.cand.next = self.after.val();
-        if self.after.val() == 0 {
-            self.cand.next = self.request.val();
-        }
+        self.choice.request.next = self.request.val();
+        self.choice.after.next = self.after.val();
+        self.wins.next = self.choice.wins.val();
+        // The grant is one-hot: its channel's number.
         self.pick.next = 0.into();
-        self.found.next = false;
-        for c in 0..C {
-            if self.cand.val().get_bit(c) && !self.found.val() {
-                self.pick.next = self.number[c].val();
-                self.found.next = true;
-            }
-        }
-        // A channel after `last` wins unless a lower one after `last` requests; one at or
-        // before `last` (never in `after`) unless any after `last` or any lower one does.
-        // Channel 0 is never after `last`, and none is lower.
-        self.wins.next = 0.into();
-        if self.after.val() == 0 {
-            self.wins.next = 1.into();
-        }
         for c in 1..C {
-            if self.last.val() < self.number[c].val() {
-                if !(self.after.val() & self.below[c].val()).any() {
-                    self.wins.next = self.wins.val().replace_bit(c, true);
-                }
-            } else if (self.after.val() == 0) && !(self.request.val() & self.below[c].val()).any() {
-                self.wins.next = self.wins.val().replace_bit(c, true);
+            if self.choice.grant.val().get_bit(c) {
+                self.pick.next = self.number[c].val();
             }
         }
     }
@@ -106,15 +81,9 @@ impl<const C: usize, const CB: usize> Logic for RoundRobin<C, CB> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::round_robin::{granted, winners};
 
-    /// The rule, written plainly.
-    fn golden(n: u64, request: u64, last: u64) -> u64 {
-        (1..=n)
-            .map(|k| (last + k) % n)
-            .find(|c| request >> c & 1 == 1)
-            .unwrap_or(0)
-    }
-
+    /// Every request vector from every last channel, against the rule written plainly.
     fn exhaustive<const C: usize, const CB: usize>() {
         let mut uut = RoundRobin::<C, CB>::new();
         uut.connect_all();
@@ -125,16 +94,12 @@ mod tests {
                 assert!(simulate(&mut uut, 100), "settles");
                 assert_eq!(
                     uut.pick.val(),
-                    Bits::<CB>::from(golden(C as u64, request, last)),
+                    Bits::<CB>::from(granted(C, request, Some(last as usize)).unwrap_or(0) as u64),
                     "{C} channels: request {request:b}, last {last}"
                 );
-                // `wins`: the pick if the channel requested too.
-                let wins = (0..C as u64)
-                    .filter(|&c| golden(C as u64, request | 1 << c, last) == c)
-                    .fold(0, |w, c| w | 1 << c);
                 assert_eq!(
                     uut.wins.val().to_u64(),
-                    wins,
+                    winners(C, request, Some(last as usize)),
                     "{C} channels: request {request:b}, last {last}"
                 );
             }

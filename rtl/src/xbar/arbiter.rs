@@ -3,8 +3,10 @@
 //! lowest index first; without any, the search wraps to input 0. `last` moves only when
 //! the output takes a fresh grant's first beat (`taken`), so a grant the output cannot
 //! accept yet is offered again, and with every input asking the grants go 0, 1, 2, ...
+//! The choice itself is the chip's one round-robin rule ([`RoundRobinChoice`]).
 
 use super::crossbar::INPUTS;
+use crate::round_robin::RoundRobinChoice;
 use rust_hdl::prelude::*;
 
 /// The arbiter of one output.
@@ -25,19 +27,14 @@ pub struct OutputArbiter {
     /// input's head beat from this and the input's own destination, so that its `ready`
     /// does not wait for that destination's way through the whole choice.
     pub wins: Signal<Out, Bits<INPUTS>>,
+    /// The rule.
+    choice: RoundRobinChoice<INPUTS>,
     /// One-hot input whose grant was taken last; zero after reset.
     last: DFF<Bits<INPUTS>>,
     /// Inputs above `last`: bit i is the OR of `last`'s bits below i.
     above: Signal<Local, Bits<INPUTS>>,
-    /// Requests from inputs above `last`.
-    after_last: Signal<Local, Bits<INPUTS>>,
-    /// The requests the grant is made from: `after_last`, or all when it is empty.
-    cand: Signal<Local, Bits<INPUTS>>,
-    /// Running ORs of the loops below: a lower bit of `last` / of `cand` was set.
+    /// Running OR of the loop below: a lower bit of `last` was set.
     seen: Signal<Local, Bit>,
-    found: Signal<Local, Bit>,
-    /// Per input i: the inputs below it.
-    below: [Constant<Bits<INPUTS>>; INPUTS],
 }
 
 impl Default for OutputArbiter {
@@ -49,13 +46,10 @@ impl Default for OutputArbiter {
             taken: Default::default(),
             grant: Default::default(),
             wins: Default::default(),
+            choice: RoundRobinChoice::new(),
             last: Default::default(),
             above: Default::default(),
-            after_last: Default::default(),
-            cand: Default::default(),
             seen: Default::default(),
-            found: Default::default(),
-            below: array_init::array_init(|i| Constant::new(((1u64 << i) - 1).into())),
         }
     }
 }
@@ -64,47 +58,19 @@ impl Logic for OutputArbiter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, last);
-        // Prefix ORs rather than `x & (!x + 1)` and `last - 1`: no carry chain between
-        // the requests and the grant, so the LUT mapping merges the whole choice with the
-        // requests' decode in front of it.
+        // Prefix ORs rather than `last - 1`: no carry chain in front of the choice.
         self.above.next = 0.into();
         self.seen.next = false;
         for i in 0..INPUTS {
             self.above.next = self.above.val().replace_bit(i, self.seen.val());
             self.seen.next = self.seen.val() || self.last.q.val().get_bit(i);
         }
-        self.after_last.next = self.request.val() & self.above.val();
-        self.cand.next = self.request.val();
-        if self.after_last.val().any() {
-            self.cand.next = self.after_last.val();
-        }
-        // The lowest set bit of `cand`. It equals `request & wins`, but written so the
-        // core's timing estimate measured worst 9 levels, and 10 as `request & wins`.
-        self.grant.next = 0.into();
-        self.found.next = false;
-        for i in 0..INPUTS {
-            if self.cand.val().get_bit(i) && !self.found.val() {
-                self.grant.next = self.grant.val().replace_bit(i, true);
-            }
-            self.found.next = self.found.val() || self.cand.val().get_bit(i);
-        }
-        // Input i above `last` wins unless a lower input above `last` asks; below or at
-        // `last` (never in `after_last`), unless any input above `last` or any lower
-        // input asks.
-        self.wins.next = 0.into();
-        for i in 0..INPUTS {
-            if self.above.val().get_bit(i) {
-                if !(self.after_last.val() & self.below[i].val()).any() {
-                    self.wins.next = self.wins.val().replace_bit(i, true);
-                }
-            } else if !self.after_last.val().any()
-                && !(self.request.val() & self.below[i].val()).any()
-            {
-                self.wins.next = self.wins.val().replace_bit(i, true);
-            }
-        }
+        self.choice.request.next = self.request.val();
+        self.choice.after.next = self.above.val();
+        self.grant.next = self.choice.grant.val();
+        self.wins.next = self.choice.wins.val();
         if self.taken.val() {
-            self.last.d.next = self.grant.val();
+            self.last.d.next = self.choice.grant.val();
         }
         if self.reset.val() {
             self.last.d.next = 0.into();
@@ -116,6 +82,7 @@ impl Logic for OutputArbiter {
 mod tests {
     use super::*;
     use crate::harness::{Lcg, Stepper};
+    use crate::round_robin::{granted, winners};
 
     /// Random requests, taken at random, against the rule written plainly: the lowest
     /// requesting input above the last taken, else the lowest; `last` moves only when
@@ -137,23 +104,18 @@ mod tests {
             s.settle();
             let from = last.map_or(0, |l| l + 1);
             let above = (from..INPUTS).find(|&i| request >> i & 1 == 1);
-            let winner = above.or_else(|| (0..INPUTS).find(|&i| request >> i & 1 == 1));
+            let winner = granted(INPUTS, request, last);
             wrapped += usize::from(above.is_none() && winner.is_some() && from > 0);
             assert_eq!(
                 s.uut.grant.val().to_u64(),
                 winner.map_or(0, |w| 1 << w),
                 "cycle {cycle}: requests {request:#b}, last {last:?}"
             );
-            // Would input i win, asking too?
-            let wins: u64 = (0..INPUTS)
-                .filter(|&i| {
-                    let r = request | 1 << i;
-                    let above = (from..INPUTS).find(|&k| r >> k & 1 == 1);
-                    above.or_else(|| (0..INPUTS).find(|&k| r >> k & 1 == 1)) == Some(i)
-                })
-                .map(|i| 1 << i)
-                .sum();
-            assert_eq!(s.uut.wins.val().to_u64(), wins, "cycle {cycle}: wins");
+            assert_eq!(
+                s.uut.wins.val().to_u64(),
+                winners(INPUTS, request, last),
+                "cycle {cycle}: wins"
+            );
             if taken {
                 last = winner;
             }
