@@ -10,7 +10,7 @@ use crate::round_robin::RoundRobinChoice;
 use rust_hdl::prelude::*;
 
 /// The arbiter of one output.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct OutputArbiter {
     /// Core clock.
     pub clock: Signal<In, Clock>,
@@ -35,23 +35,6 @@ pub struct OutputArbiter {
     above: Signal<Local, Bits<INPUTS>>,
     /// Running OR of the loop below: a lower bit of `last` was set.
     seen: Signal<Local, Bit>,
-}
-
-impl Default for OutputArbiter {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            request: Default::default(),
-            taken: Default::default(),
-            grant: Default::default(),
-            wins: Default::default(),
-            choice: RoundRobinChoice::new(),
-            last: Default::default(),
-            above: Default::default(),
-            seen: Default::default(),
-        }
-    }
 }
 
 impl Logic for OutputArbiter {
