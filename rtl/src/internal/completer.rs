@@ -124,7 +124,6 @@ impl Logic for InternalCompleter {
         self.answer.clock.next = self.clock.val();
         self.answer.reset.next = self.reset.val();
         TlpSource::link(&mut self.to_xbar, &mut self.answer.to_xbar);
-        self.answer.send.next = self.state.q.val() == CompleterState::Respond;
         self.answer.load.next = self.header.val();
         self.answer.req_dw0.next = self.h0.q.val();
         self.answer.req_dw1.next = self.h1.q.val();
@@ -235,5 +234,7 @@ impl Logic for InternalCompleter {
             self.state.d.next = CompleterState::Idle;
             self.drop_q.d.next = false;
         }
+        // The answer is on offer from a register: asked for in the cycle before.
+        self.answer.send_next.next = self.state.d.val() == CompleterState::Respond;
     }
 }

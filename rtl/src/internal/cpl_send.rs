@@ -1,12 +1,14 @@
 //! The internal completer's answer: the completion for the latched request, its header
 //! from `super::cpl_fields` and its beats from `super::cpl_beats`, sent while `send` is
-//! held: the first beat, then (a CplD of 2 to 4 DWs) the second. A beat shown stays until
-//! the crossbar takes it.
+//! asked for: the first beat, then (a CplD of 2 to 4 DWs) the second. A beat shown stays
+//! until the crossbar takes it. Whether a beat is on offer is a register of its own
+//! (`offer`, from `send_next`), so that the crossbar's choice among its inputs, which this
+//! `valid` joins, starts at a register.
 //!
 //! The header is registered: its byte count (two subtractions from the request's length
 //! and byte enables) and then the crossbar's choice of input would not fit one cycle. The
-//! register follows the request every cycle, so the answer waits only when `send` comes
-//! the cycle after a request is latched (`load`): a read's answer comes later anyway
+//! register follows the request every cycle, so the answer waits only when it is asked
+//! for the cycle after a request is latched (`load`): a read's answer comes later anyway
 //! (its CSR read takes two cycles), a CA for a long read waits that one cycle.
 
 use super::cpl_beats::CplBeats;
@@ -23,8 +25,9 @@ pub struct CplSend {
     pub reset: Signal<In, Bit>,
     /// Downstream: the completion, into the crossbar.
     pub to_xbar: TlpSource,
-    /// Send the answer (held until `done`).
-    pub send: Signal<In, Bit>,
+    /// The answer is to be on offer from the next cycle: the requester's next state,
+    /// held until `done` (the cycle of `done` says whether another answer follows).
+    pub send_next: Signal<In, Bit>,
     /// Pulse: the request's fields below change at this clock edge (a request latched).
     pub load: Signal<In, Bit>,
     /// The request's header DW 0.
@@ -51,8 +54,9 @@ pub struct CplSend {
     hdr_dw0: DFF<Bits<32>>,
     hdr_dw1: DFF<Bits<32>>,
     hdr_dw2: DFF<Bits<32>>,
-    /// The header registers hold the current request's (no `load` at the last edge).
-    fresh: DFF<Bit>,
+    /// The answer is on offer: asked for at the last edge, and the header registers hold
+    /// the current request's (no `load` at that edge).
+    offer: DFF<Bit>,
     /// The header.
     fields: CplFields,
     /// The beats.
@@ -62,7 +66,7 @@ pub struct CplSend {
 impl Logic for CplSend {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, second, hdr_dw0, hdr_dw1, hdr_dw2, fresh);
+        dff_setup!(self, clock, second, hdr_dw0, hdr_dw1, hdr_dw2, offer);
         self.fields.req_dw0.next = self.req_dw0.val();
         self.fields.req_dw1.next = self.req_dw1.val();
         self.fields.addr_dw.next = self.addr_dw.val();
@@ -71,7 +75,7 @@ impl Logic for CplSend {
         self.hdr_dw0.d.next = self.fields.dw0.val();
         self.hdr_dw1.d.next = self.fields.dw1.val();
         self.hdr_dw2.d.next = self.fields.dw2.val();
-        self.fresh.d.next = !self.load.val();
+        self.offer.d.next = self.send_next.val() && !self.load.val();
         self.beats.hdr_dw0.next = self.hdr_dw0.q.val();
         self.beats.hdr_dw1.next = self.hdr_dw1.q.val();
         self.beats.hdr_dw2.next = self.hdr_dw2.q.val();
@@ -91,7 +95,7 @@ impl Logic for CplSend {
         self.to_xbar.unsupported.next = false;
         self.done.next = false;
         self.ur_sent.next = false;
-        if self.send.val() && self.fresh.q.val() {
+        if self.offer.q.val() {
             self.to_xbar.valid.next = true;
             if !self.second.q.val() {
                 self.to_xbar.sop.next = true;
@@ -115,6 +119,7 @@ impl Logic for CplSend {
         }
         if self.reset.val() {
             self.second.d.next = false;
+            self.offer.d.next = false;
         }
     }
 }
@@ -133,7 +138,7 @@ mod tests {
     /// backpressure, with random gaps between them: the beats taken are the ones
     /// `cpl_fields` and `cpl_beats` make for the request, in order, each shown until taken;
     /// `done` ends each answer once and `ur_sent` marks each UR. Half the answers are
-    /// asked for the cycle after their request is loaded: nothing is offered that cycle.
+    /// asked for at the edge their request is loaded: nothing is offered the cycle after.
     #[test]
     fn sends_the_beats_of_each_answer_in_order_under_backpressure() {
         let mut s = Stepper::new(CplSend::default(), |b| &mut b.clock);
@@ -159,12 +164,13 @@ mod tests {
             for (k, d) in data.iter().enumerate() {
                 u.rd_data[k].next = (*d).into();
             }
-            // The request is latched at this edge; `send` may come the cycle after it.
+            // The request is latched at this edge; the answer may be asked for with it.
             u.load.next = true;
+            u.send_next.next = rng.chance(0.5);
             s.settle();
             s.tick();
             s.uut.load.next = false;
-            s.uut.send.next = rng.chance(0.5);
+            s.uut.send_next.next = true;
             s.uut.to_xbar.ready.next = true;
             s.settle();
             assert!(
@@ -202,7 +208,7 @@ mod tests {
             loop {
                 assert!(s.cycle - start < 100, "answer {answer}: stalled");
                 let ready = rng.chance(0.5);
-                s.uut.send.next = true;
+                s.uut.send_next.next = true;
                 s.uut.to_xbar.ready.next = ready;
                 s.settle();
                 let o = &s.uut.to_xbar;
@@ -226,6 +232,9 @@ mod tests {
                 if ready {
                     got.push(beat);
                 }
+                // Asked for until done.
+                s.uut.send_next.next = !done;
+                s.settle();
                 assert_eq!(
                     done,
                     ready && beat.2,
@@ -238,7 +247,6 @@ mod tests {
             }
             assert_eq!(got, want, "answer {answer}: status {status}, {len} DWs");
             assert_eq!(ur, usize::from(status == 1), "answer {answer}: ur_sent");
-            s.uut.send.next = false;
             for _ in 0..rng.below(3) {
                 s.settle();
                 assert!(
