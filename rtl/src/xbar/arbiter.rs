@@ -1,6 +1,6 @@
-//! One crossbar output's round-robin arbiter over the inputs, one-hot. It keeps `last`,
-//! the input whose grant the output took last: requests from inputs above it come first,
-//! lowest index first; without any, the search wraps to input 0. `last` moves only when
+//! One crossbar output's round-robin arbiter over the inputs, one-hot. It keeps `above`,
+//! the inputs above the one whose grant the output took last: their requests come first,
+//! lowest index first; without any, the search wraps to input 0. `above` moves only when
 //! the output takes a fresh grant's first beat (`taken`), so a grant the output cannot
 //! accept yet is offered again, and with every input asking the grants go 0, 1, 2, ...
 //! The choice itself is the chip's one round-robin rule ([`RoundRobinChoice`]).
@@ -14,7 +14,7 @@ use rust_hdl::prelude::*;
 pub struct OutputArbiter {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset, active high: `last` is cleared (input 0 comes first).
+    /// Synchronous reset, active high: `above` is cleared (input 0 comes first).
     pub reset: Signal<In, Bit>,
     /// One-hot inputs asking for the output.
     pub request: Signal<In, Bits<INPUTS>>,
@@ -23,40 +23,42 @@ pub struct OutputArbiter {
     /// One-hot winner (zero without a request).
     pub grant: Signal<Out, Bits<INPUTS>>,
     /// Per input: it would win if it asked, whatever it asks now (from the other
-    /// inputs' requests and `last`); `grant` is `request & wins`. The crossbar answers an
+    /// inputs' requests and `above`); `grant` is `request & wins`. The crossbar answers an
     /// input's head beat from this and the input's own destination, so that its `ready`
     /// does not wait for that destination's way through the whole choice.
     pub wins: Signal<Out, Bits<INPUTS>>,
     /// The rule.
     choice: RoundRobinChoice<INPUTS>,
-    /// One-hot input whose grant was taken last; zero after reset.
-    last: DFF<Bits<INPUTS>>,
-    /// Inputs above `last`: bit i is the OR of `last`'s bits below i.
-    above: Signal<Local, Bits<INPUTS>>,
-    /// Running OR of the loop below: a lower bit of `last` was set.
+    /// The inputs above the one whose grant was taken last; zero after reset. A register
+    /// itself rather than made from the one-hot grant taken last, so that the choice does
+    /// not wait for the ORs below.
+    above: DFF<Bits<INPUTS>>,
+    /// The inputs above this cycle's grant: bit i is the OR of the grant's bits below i.
+    above_grant: Signal<Local, Bits<INPUTS>>,
+    /// Running OR of the loop below: a lower bit of the grant was set.
     seen: Signal<Local, Bit>,
 }
 
 impl Logic for OutputArbiter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, last);
-        // Prefix ORs rather than `last - 1`: no carry chain in front of the choice.
-        self.above.next = 0.into();
-        self.seen.next = false;
-        for i in 0..INPUTS {
-            self.above.next = self.above.val().replace_bit(i, self.seen.val());
-            self.seen.next = self.seen.val() || self.last.q.val().get_bit(i);
-        }
+        dff_setup!(self, clock, above);
         self.choice.request.next = self.request.val();
-        self.choice.after.next = self.above.val();
+        self.choice.after.next = self.above.q.val();
         self.grant.next = self.choice.grant.val();
         self.wins.next = self.choice.wins.val();
+        // Prefix ORs rather than `grant - 1`: no carry chain.
+        self.above_grant.next = 0.into();
+        self.seen.next = false;
+        for i in 0..INPUTS {
+            self.above_grant.next = self.above_grant.val().replace_bit(i, self.seen.val());
+            self.seen.next = self.seen.val() || self.choice.grant.val().get_bit(i);
+        }
         if self.taken.val() {
-            self.last.d.next = self.choice.grant.val();
+            self.above.d.next = self.above_grant.val();
         }
         if self.reset.val() {
-            self.last.d.next = 0.into();
+            self.above.d.next = 0.into();
         }
     }
 }

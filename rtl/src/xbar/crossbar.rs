@@ -19,12 +19,11 @@
 //! than from the grant (the same answer, without the destination's way through the
 //! whole choice).
 //!
-//! Arbitration ([`OutputArbiter`]): each output keeps `last`, the one-hot input whose
-//! grant it took last. Requests from inputs above `last` come first, lowest index first;
-//! without any, the search wraps to input 0. `last` moves only when a fresh grant's first
-//! beat is taken,
-//! so a grant the output cannot accept yet is offered again, and with every input asking
-//! the grants go 0, 1, 2, 3, 4, 0, ...
+//! Arbitration ([`OutputArbiter`]): each output keeps the inputs above the one whose grant
+//! it took last. Their requests come first, lowest index first; without any, the search
+//! wraps to input 0. The mark moves only when a fresh grant's first beat is taken, so a
+//! grant the output cannot accept yet is offered again, and with every input asking the
+//! grants go 0, 1, 2, 3, 4, 0, ...
 //!
 //! A packet whose `dest` names no endpoint (5..=7), or a beat that arrives at an idle
 //! input without `sop` (a fragment, e.g. the tail of a packet cut by a reset), is taken
