@@ -13,10 +13,7 @@ use rust_hdl::prelude::*;
 pub struct TlpSkid {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset, active high: both entries empty from the next cycle; nothing is
-    /// taken while it is high. `source.valid` is a register's output, so in the first reset
-    /// cycle the `main` entry is still offered (the buffer's reader is reset with it, and
-    /// the reset would wait for a LUT level on the reader's handshake).
+    /// Synchronous reset, active high: both entries empty, nothing taken or offered.
     pub reset: Signal<In, Bit>,
     /// Upstream: ready while the `skid` entry is free.
     pub sink: TlpSink,
@@ -72,7 +69,7 @@ impl Logic for TlpSkid {
         self.sink.ready.next = !self.skid_valid.q.val() && !self.reset.val();
         self.push.next = self.sink.valid.val() && self.sink.ready.val();
         self.holding.next = self.main_valid.q.val();
-        self.source.valid.next = self.main_valid.q.val();
+        self.source.valid.next = self.main_valid.q.val() && !self.reset.val();
         self.source.data.next = self.main_data.q.val();
         self.source.sop.next = self.main_sop.q.val();
         self.source.eop.next = self.main_eop.q.val();
