@@ -147,6 +147,11 @@ impl Logic for InternalCompleter {
         self.drop_q.d.next = false;
         self.dropped.next = self.drop_q.q.val();
         self.status_port.next = self.src.q.val();
+        // The answer is on offer from a register of `answer`'s, asked for a cycle ahead by
+        // the transitions into `Respond` and while in it: not from the next state's decode,
+        // which waits for the request's. Entering `Respond` from `Idle` latches a request,
+        // and its answer waits a cycle for the header register anyway: `Respond` asks next.
+        self.answer.send_next.next = false;
 
         match self.state.q.val() {
             CompleterState::Idle => {
@@ -210,6 +215,7 @@ impl Logic for InternalCompleter {
             CompleterState::Read => {
                 if self.read.done.val() {
                     self.state.d.next = CompleterState::Respond;
+                    self.answer.send_next.next = true;
                 }
             }
             CompleterState::Drain => {
@@ -218,10 +224,12 @@ impl Logic for InternalCompleter {
                     self.state.d.next = CompleterState::Idle;
                     if self.respond.q.val() {
                         self.state.d.next = CompleterState::Respond;
+                        self.answer.send_next.next = true;
                     }
                 }
             }
             CompleterState::Respond => {
+                self.answer.send_next.next = !self.answer.done.val();
                 if self.answer.done.val() {
                     self.state.d.next = CompleterState::Idle;
                 }
@@ -233,8 +241,7 @@ impl Logic for InternalCompleter {
         if self.reset.val() {
             self.state.d.next = CompleterState::Idle;
             self.drop_q.d.next = false;
+            self.answer.send_next.next = false;
         }
-        // The answer is on offer from a register: asked for in the cycle before.
-        self.answer.send_next.next = self.state.d.val() == CompleterState::Respond;
     }
 }
