@@ -36,8 +36,6 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     pub issue_len_dw: Signal<Out, Bits<8>>,
     /// Its ring position one past the last DW.
     pub issue_end: Signal<Out, Bits<16>>,
-    /// The channel granted last (the round robin starts after it).
-    last: DFF<Bits<CB>>,
     /// The two output slots' beats.
     slot_data: [DFF<Bits<128>>; 2],
     /// Their `empty` fields.
@@ -91,7 +89,6 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             issue_pos: Default::default(),
             issue_len_dw: Default::default(),
             issue_end: Default::default(),
-            last: Default::default(),
             slot_data: Default::default(),
             slot_empty: Default::default(),
             held: Default::default(),
@@ -129,7 +126,7 @@ impl<const C: usize, const CB: usize> Default for ReadReq<C, CB> {
 impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, last, held, nonempty, wr_slot, rd_slot);
+        dff_setup!(self, clock, held, nonempty, wr_slot, rd_slot);
         for k in 0..2 {
             self.slot_data[k].clock.next = self.clock.val();
             self.slot_data[k].d.next = self.slot_data[k].q.val();
@@ -141,8 +138,11 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         for c in 0..C {
             self.valid.next = self.valid.val().replace_bit(c, self.chans[c].valid.val());
         }
+        self.rr.clock.next = self.clock.val();
+        self.rr.reset.next = self.reset.val();
         self.rr.request.next = self.valid.val();
-        self.rr.last.next = self.last.q.val();
+        // A slot is free.
+        self.rr.enable.next = self.held.q.val() != 2;
         self.pick.next = self.rr.pick.val();
         self.addr.next = self.chans[0].addr.val();
         self.len.next = self.chans[0].len_dw.val();
@@ -170,7 +170,7 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
                 self.one.next = self.one_each.val().get_bit(c);
             }
         }
-        self.fire.next = (self.valid.val() != 0) && (self.held.q.val() != 2);
+        self.fire.next = self.rr.take.val();
 
         // MRd header: fmt 000 (3-DW) or 001 (4-DW), type 0, TC 0, no attributes.
         self.dw0.next = bit_cast::<32, 8>(self.len.val());
@@ -186,11 +186,8 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
                 | 0x0F;
         }
 
-        // A channel's grant: its request and its `wins`, which is the pick then.
         for c in 0..C {
-            self.chans[c].grant.next = (self.held.q.val() != 2)
-                && self.chans[c].valid.val()
-                && self.rr.wins.val().get_bit(c);
+            self.chans[c].grant.next = self.rr.grant.val().get_bit(c);
         }
         self.issue_valid.next = self.fire.val();
         self.issue_tag.next = self.tag.val();
@@ -208,9 +205,6 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
                 | (bit_cast::<128, 32>(self.dw1.val()) << 32)
                 | (bit_cast::<128, 32>(self.addr.val().get_bits::<32>(0) & 0xFFFF_FFFCu64) << 64);
             self.beat_empty.next = 1.into();
-        }
-        if self.fire.val() {
-            self.last.d.next = self.pick.val();
         }
 
         // Two slots in order: a granted beat goes into `wr_slot`, the beat on offer is
@@ -249,7 +243,6 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         self.out.unsupported.next = false;
         self.nonempty.d.next = self.held.d.val() != 0;
         if self.reset.val() {
-            self.last.d.next = 0.into();
             self.held.d.next = 0.into();
             self.nonempty.d.next = false;
             self.wr_slot.d.next = false;

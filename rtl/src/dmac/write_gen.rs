@@ -38,8 +38,6 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     pub bank_raddr: [Signal<Out, Bits<10>>; 4],
     /// The beats on their way out (8 beats).
     fifo: TlpFifo<3, 4>,
-    /// The channel picked last (the round robin starts after it).
-    last: DFF<Bits<CB>>,
     /// A TLP is being issued (the `a_*` registers hold it).
     busy: DFF<Bit>,
     /// The FIFO held fewer than five beats in the cycle before, so fewer than six now
@@ -126,7 +124,6 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             requester_id: Default::default(),
             bank_raddr: Default::default(),
             fifo: TlpFifo::new(),
-            last: Default::default(),
             busy: Default::default(),
             room: Default::default(),
             a_chan: Default::default(),
@@ -175,8 +172,8 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, last, busy, room, a_chan, a_hdr_dws, a_total, a_tidx, a_last, a_cur,
-            a_imm, a_value, a_dest
+            self, clock, busy, room, a_chan, a_hdr_dws, a_total, a_tidx, a_last, a_cur, a_imm,
+            a_value, a_dest
         );
         for k in 0..4 {
             self.a_hdr[k].clock.next = self.clock.val();
@@ -246,8 +243,9 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         for c in 0..C {
             self.valid.next = self.valid.val().replace_bit(c, self.chans[c].valid.val());
         }
+        self.rr.clock.next = self.clock.val();
+        self.rr.reset.next = self.reset.val();
         self.rr.request.next = self.valid.val();
-        self.rr.last.next = self.last.q.val();
         self.pick.next = self.rr.pick.val();
         self.one_beat.next = 0.into();
         for c in 0..C {
@@ -292,15 +290,12 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.header.four_dw.next = self.g_wide.val();
         self.header.requester_id.next = self.requester_id.val();
         self.can_take.next = !self.busy.q.val() || (self.issue.val() && self.a_last.q.val());
-        self.take.next = (self.valid.val() != 0) && self.can_take.val();
-        // A channel's grant: its request and its `wins`, which is the pick then (the grant
-        // does not wait for the pick's encoding).
+        self.rr.enable.next = self.can_take.val();
+        self.take.next = self.rr.take.val();
         for c in 0..C {
-            self.chans[c].grant.next =
-                self.can_take.val() && self.chans[c].valid.val() && self.rr.wins.val().get_bit(c);
+            self.chans[c].grant.next = self.rr.grant.val().get_bit(c);
         }
         if self.take.val() {
-            self.last.d.next = self.pick.val();
             self.busy.d.next = true;
             self.a_chan.d.next = self.pick.val();
             self.a_hdr_dws.d.next = self.header.hdr_dws.val();
@@ -318,7 +313,6 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
 
         if self.reset.val() {
             self.busy.d.next = false;
-            self.last.d.next = 0.into();
         }
     }
 }
