@@ -58,7 +58,6 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     valid: Signal<Local, Bits<C>>,
     rr: RoundRobin<C, CB>,
     pick: Signal<Local, Bits<CB>>,
-    fire: Signal<Local, Bit>,
     addr: Signal<Local, Bits<64>>,
     len: Signal<Local, Bits<8>>,
     tag: Signal<Local, Bits<8>>,
@@ -101,7 +100,6 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             valid: Default::default(),
             rr: RoundRobin::new(),
             pick: Default::default(),
-            fire: Default::default(),
             addr: Default::default(),
             len: Default::default(),
             tag: Default::default(),
@@ -170,7 +168,6 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
                 self.one.next = self.one_each.val().get_bit(c);
             }
         }
-        self.fire.next = self.rr.take.val();
 
         // MRd header: fmt 000 (3-DW) or 001 (4-DW), type 0, TC 0, no attributes.
         self.dw0.next = bit_cast::<32, 8>(self.len.val());
@@ -189,7 +186,7 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         for c in 0..C {
             self.chans[c].grant.next = self.rr.grant.val().get_bit(c);
         }
-        self.issue_valid.next = self.fire.val();
+        self.issue_valid.next = self.rr.take.val();
         self.issue_tag.next = self.tag.val();
         self.issue_pos.next = self.pos.val();
         self.issue_len_dw.next = self.len.val();
@@ -210,7 +207,7 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         // Two slots in order: a granted beat goes into `wr_slot`, the beat on offer is
         // `rd_slot`'s.
         self.pop.next = self.nonempty.q.val() && self.out.ready.val();
-        if self.fire.val() {
+        if self.rr.take.val() {
             if self.wr_slot.q.val() {
                 self.slot_data[1].d.next = self.beat_data.val();
                 self.slot_empty[1].d.next = self.beat_empty.val();
@@ -223,10 +220,10 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         if self.pop.val() {
             self.rd_slot.d.next = !self.rd_slot.q.val();
         }
-        if self.fire.val() && !self.pop.val() {
+        if self.rr.take.val() && !self.pop.val() {
             self.held.d.next = self.held.q.val() + 1;
         }
-        if self.pop.val() && !self.fire.val() {
+        if self.pop.val() && !self.rr.take.val() {
             self.held.d.next = self.held.q.val() - 1;
         }
         self.out.valid.next = self.nonempty.q.val();

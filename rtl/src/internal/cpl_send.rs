@@ -1,6 +1,6 @@
 //! The internal completer's answer: the completion for the latched request, its header
-//! from `super::cpl_fields` and its beats from `super::cpl_beats`, sent while `send` is
-//! asked for: the first beat, then (a CplD of 2 to 4 DWs) the second. A beat shown stays
+//! from `super::cpl_fields` and its beats from `super::cpl_beats`, sent while it is
+//! asked for (`send_next`, a cycle ahead): the first beat, then (a CplD of 2 to 4 DWs) the second. A beat shown stays
 //! until the crossbar takes it. Whether a beat is on offer is a register of its own
 //! (`offer`, from `send_next`), so that the crossbar's choice among its inputs, which this
 //! `valid` joins, starts at a register.
