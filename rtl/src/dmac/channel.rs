@@ -18,72 +18,25 @@
 //! reads (or the timeout) before reporting; descriptors of a chain run one after another.
 
 use super::chain_count::ChainCount;
+use super::chain_walk::{ChainWalk, ChanState};
 use super::channel_offers::ChannelOffers;
 use super::channel_status::ChannelStatus;
 use super::cpl_watchdog::CplWatchdog;
 use super::data_cursors::DataCursors;
-use super::desc_check::CauseCode;
 use super::desc_check::DescCheck;
 use super::desc_regs::{DescFields, DescRegs};
 use super::dest_route::DestRoute;
 use super::end_writes::EndWrites;
+use super::offers::{DataOffer, EndOffer};
 use super::requests::{ReadReqSource, WriteReqSource};
 use crate::csr::dma_channel_regs::ChannelRegsIn;
 use crate::router::RouteConfig;
-use peach2_regmap::dma::{flags, ErrorCause, DESC_BYTES, DESC_COUNT};
+use peach2_regmap::dma::{flags, DESC_BYTES, DESC_COUNT};
 use rust_hdl::prelude::*;
 
 // A descriptor's place: its internal index at `cur` bits 14:5, its host address 32-byte
 // aligned, 8 DWs to fetch; the chain ends at the `LAST` flag, bit 0.
 const _: () = assert!(DESC_BYTES == 1 << 5 && DESC_COUNT == 1 << 10 && flags::LAST == 1);
-
-/// Channel state.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
-pub enum ChanState {
-    /// Never started.
-    Idle,
-    /// Chain finished.
-    Done,
-    /// Stopped on an error.
-    Error,
-    /// Reading a descriptor from internal memory.
-    FetchInt,
-    /// Asking for a host descriptor read.
-    FetchHost,
-    /// Waiting for the host descriptor's completion.
-    FetchHostWait,
-    /// Checking the descriptor.
-    Check,
-    /// Moving the descriptor's data.
-    Run,
-    /// Writing a write-immediate descriptor's value.
-    Immediate,
-    /// Writing the descriptor's notifications and MSI ([`EndWrites`]).
-    EndWrites,
-    /// Following `next`.
-    Next,
-    /// Waiting for outstanding reads after a completion error.
-    Drain,
-}
-
-#[cfg(test)]
-impl ChanState {
-    /// Every state, for tests that go through them all.
-    pub(crate) const ALL: [ChanState; 12] = [
-        ChanState::Idle,
-        ChanState::Done,
-        ChanState::Error,
-        ChanState::FetchInt,
-        ChanState::FetchHost,
-        ChanState::FetchHostWait,
-        ChanState::Check,
-        ChanState::Run,
-        ChanState::Immediate,
-        ChanState::EndWrites,
-        ChanState::Next,
-        ChanState::Drain,
-    ];
-}
 
 /// One DMA channel.
 #[derive(LogicBlock, Default)]
@@ -154,20 +107,10 @@ pub struct DmaChannel {
     pub wr: WriteReqSource,
     /// Pulse: forget this channel's outstanding reads.
     pub chan_reset: Signal<Out, Bit>,
-    /// Where the channel is in its chain.
-    state: DFF<ChanState>,
-    /// Why the channel stopped (`ErrorCause`), 0 while it has not failed.
-    cause: DFF<Bits<4>>,
+    /// Where the channel is in its chain; the current descriptor; why it stopped.
+    walk: ChainWalk,
     /// Descriptors done since the start (`COUNT`) and the chain limit.
     chain: ChainCount,
-    /// The chain is in host memory.
-    host: DFF<Bit>,
-    /// The current descriptor: its host address, or its internal index at bits 14:5.
-    cur: DFF<Bits<64>>,
-    /// Crossbar destination of the descriptor's writes.
-    w_dest: DFF<Bits<3>>,
-    /// Crossbar destination of `NOTIFY_RX`.
-    rx_dest: DFF<Bits<3>>,
     /// The current descriptor's fields.
     desc: DescRegs,
     /// Routes the descriptor's destination.
@@ -184,20 +127,6 @@ pub struct DmaChannel {
     offers: ChannelOffers,
     /// The completion timeout.
     watchdog: CplWatchdog,
-    /// The channel waits on reads (the watchdog counts).
-    running: Signal<Local, Bit>,
-    /// Idle, done or failed: a start may come.
-    stopped: Signal<Local, Bit>,
-    /// A start is taken this cycle.
-    starting: Signal<Local, Bit>,
-    /// Where a descriptor goes once its data is written: its ending writes, or `next`.
-    after_data: Signal<Local, ChanState>,
-    /// The descriptor's data is written (or its immediate value taken).
-    data_done: Signal<Local, Bit>,
-    /// The causes the channel finds itself (the descriptor's come from `check`).
-    chain_limit_code: CauseCode<{ ErrorCause::ChainLimit as u64 }>,
-    cpl_error_code: CauseCode<{ ErrorCause::CplError as u64 }>,
-    cpl_timeout_code: CauseCode<{ ErrorCause::CplTimeout as u64 }>,
     /// `STATUS` and `CURRENT`.
     status_regs: ChannelStatus,
 }
@@ -205,13 +134,14 @@ pub struct DmaChannel {
 impl Logic for DmaChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, cause, host, cur, w_dest, rx_dest);
+        // The descriptor: from the internal memory, or lane by lane from its fetch's
+        // completions.
         self.desc.clock.next = self.clock.val();
         self.desc.load_ram.next =
-            (self.state.q.val() == ChanState::FetchInt) && self.desc_ram_valid.val();
+            (self.walk.state.val() == ChanState::FetchInt) && self.desc_ram_valid.val();
         self.desc.ram.next = self.desc_ram.val();
         self.desc.lane_we.next = 0.into();
-        if (self.state.q.val() == ChanState::FetchHostWait)
+        if (self.walk.state.val() == ChanState::FetchHostWait)
             && (self.desc_in_tag.val() == self.desc_tag.val())
         {
             self.desc.lane_we.next = self.desc_we.val();
@@ -219,41 +149,35 @@ impl Logic for DmaChannel {
         self.desc.lane_idx.next = self.desc_idx.val();
         self.desc.lanes.next = self.desc_data.val();
 
+        // Its checks, with the routes of its destination and of `NOTIFY_RX`.
         self.dst_route.addr.next = self.desc.fields.dst.val();
         self.dst_route.one_dw.next = self.desc.fields.immediate.val();
         self.rx_route.addr.next = self.regs.notify_rx_addr.val();
         self.rx_route.one_dw.next = true;
         RouteConfig::link(&mut self.routes, &mut self.dst_route.routes);
         RouteConfig::link(&mut self.routes, &mut self.rx_route.routes);
-
         DescFields::join(&mut self.desc.fields, &mut self.check.desc);
         self.check.notify_rx_addr.next = self.regs.notify_rx_addr.val();
         self.check.notify_self_addr.next = self.regs.notify_self_addr.val();
         self.check.msi_addr.next = self.msi_addr.val();
         self.check.dst_ok.next = self.dst_route.ok.val();
         self.check.rx_ok.next = self.rx_route.ok.val();
-        self.stopped.next = (self.state.q.val() == ChanState::Idle)
-            || (self.state.q.val() == ChanState::Done)
-            || (self.state.q.val() == ChanState::Error);
-        self.starting.next = self.stopped.val() && self.regs.start.val();
+
         // The chain continues the ring where the last one left it; the descriptor being
         // checked loads the cursors, whatever the checks say (one that fails stops the
         // channel, and the next start restarts the cursors: the load's many enables wait
         // for the state alone, not for the checks); grants in `Run` step them.
         self.data.clock.next = self.clock.val();
         self.data.reset.next = self.reset.val();
-        self.data.restart.next = self.starting.val();
-        self.data.load.next = self.state.q.val() == ChanState::Check;
+        self.data.restart.next = self.walk.starting.val();
+        self.data.load.next = self.walk.state.val() == ChanState::Check;
         self.data.src.next = self.desc.fields.src.val();
         self.data.dst.next = self.desc.fields.dst.val();
         self.data.len.next = self.desc.fields.len.val().get_bits::<25>(0);
         self.data.height.next = self.desc.fields.height.val();
         self.data.src_pitch.next = self.desc.fields.src_pitch.val();
         self.data.dst_pitch.next = self.desc.fields.dst_pitch.val();
-        self.data.run.next = self.state.q.val() == ChanState::Run;
-        self.data.rd_grant.next = self.offers.data_rd_grant.val();
-        self.data.wr_grant.next = self.offers.data_wr_grant.val();
-        self.data.wr_done.next = self.offers.data_wr_done.val();
+        self.data.run.next = self.walk.state.val() == ChanState::Run;
         self.data.avail.next = self.avail.val();
         self.data.can_issue.next = self.can_issue.val();
         self.data.ring_dws.next = self.ring_dws.val();
@@ -263,49 +187,30 @@ impl Logic for DmaChannel {
 
         // The descriptor's ending writes: after its data, or from its last read on.
         self.ending.clock.next = self.clock.val();
-        self.ending.reset.next = self.reset.val() || self.stopped.val();
-        self.ending.run.next = self.state.q.val() == ChanState::Run;
+        self.ending.reset.next = self.reset.val() || self.walk.stopped.val();
+        self.ending.data_done.next = self.walk.data_done.val();
+        self.ending.run.next = self.walk.state.val() == ChanState::Run;
         self.ending.at_last_read.next = self.notify_at_last_read.val();
         self.ending.reads_left.next = self.data.reads_left.val();
         self.ending.flags.next = self.desc.fields.flags.val();
-        self.ending.wr_grant.next = self.offers.end_grant.val();
         self.ending.notify_rx_addr.next = self.regs.notify_rx_addr.val();
-        self.ending.rx_dest.next = self.rx_dest.q.val();
+        self.ending.rx_dest.next = self.walk.rx_dest.val();
         self.ending.notify_self_addr.next = self.regs.notify_self_addr.val();
         self.ending.notify_value.next = self.regs.notify_value.val();
         self.ending.count.next = self.chain.count.val();
         self.ending.msi_addr.next = self.msi_addr.val();
         self.ending.msi_data.next = self.msi_data.val();
-        self.chain.clock.next = self.clock.val();
-        self.chain.reset.next = self.reset.val();
-        self.chain.limit.next = self.chain_limit.val();
-        self.watchdog.clock.next = self.clock.val();
-        self.watchdog.reset.next = self.reset.val();
-        self.watchdog.cpl_seen.next = self.cpl_seen.val();
-        self.watchdog.reads_idle.next = self.reads_idle.val();
-        self.watchdog.cpl_timeout.next = self.cpl_timeout.val();
 
         // The requests: the descriptor's fetch, its data's reads and writes, its ending
         // writes or immediate value.
-        self.offers.state.next = self.state.q.val();
-        self.offers.cur.next = self.cur.q.val();
+        self.offers.state.next = self.walk.state.val();
+        self.offers.cur.next = self.walk.cur.val();
         self.offers.desc_tag.next = self.desc_tag.val();
         self.offers.data_tag_base.next = self.data_tag_base.val();
         self.offers.issue_idx.next = self.issue_idx.val();
-        self.offers.data_rd_want.next = self.data.rd_want.val();
-        self.offers.data_rd_addr.next = self.data.rd_addr.val();
-        self.offers.data_rd_n.next = self.data.rd_n.val();
-        self.offers.data_rd_pos.next = self.data.rd_pos.val();
-        self.offers.data_rd_end.next = self.data.rd_end.val();
-        self.offers.data_wr_want.next = self.data.wr_want.val();
-        self.offers.data_wr_addr.next = self.data.wr_addr.val();
-        self.offers.data_wr_n.next = self.data.wr_n.val();
-        self.offers.data_wr_pos.next = self.data.wr_pos.val();
-        self.offers.data_wr_dest.next = self.w_dest.q.val();
-        self.offers.end_valid.next = self.ending.wr_valid.val();
-        self.offers.end_addr.next = self.ending.wr_addr.val();
-        self.offers.end_dest.next = self.ending.wr_dest.val();
-        self.offers.end_value.next = self.ending.wr_value.val();
+        DataOffer::join(&mut self.data.offer, &mut self.offers.data);
+        self.offers.data_wr_dest.next = self.walk.w_dest.val();
+        EndOffer::join(&mut self.ending.wr, &mut self.offers.end);
         self.offers.imm_addr.next = self.desc.fields.dst.val();
         self.offers.imm_value.next = self.desc.fields.src.val().get_bits::<32>(0);
         ReadReqSource::link(&mut self.rd, &mut self.offers.rd);
@@ -313,133 +218,52 @@ impl Logic for DmaChannel {
         self.desc_ram_req.next = self.offers.desc_ram_req.val();
         self.desc_ram_index.next = self.offers.desc_ram_index.val();
 
-        // Defaults.
-        self.chan_reset.next = false;
-        self.running.next = false;
-        self.data_done.next = false;
-        self.after_data.next = ChanState::Next;
-        if self.ending.remaining.val() {
-            self.after_data.next = ChanState::EndWrites;
-        }
-
-        if self.starting.val() {
-            self.cause.d.next = 0.into();
-            self.host.d.next = self.regs.start_host.val();
-            self.cur.d.next = bit_cast::<64, 10>(self.regs.start_index.val()) << 5;
-            self.state.d.next = ChanState::FetchInt;
-            if self.regs.start_host.val() {
-                self.cur.d.next = self.regs.desc_base.val() & 0xFFFF_FFFF_FFFF_FFE0u64;
-                self.state.d.next = ChanState::FetchHost;
-            }
-        }
-
-        match self.state.q.val() {
-            ChanState::Idle => {}
-            ChanState::Done => {}
-            ChanState::Error => {}
-            ChanState::FetchInt => {
-                if self.desc_ram_valid.val() {
-                    self.state.d.next = ChanState::Check;
-                }
-            }
-            ChanState::FetchHost => {
-                if self.rd.grant.val() {
-                    self.state.d.next = ChanState::FetchHostWait;
-                }
-            }
-            ChanState::FetchHostWait => {
-                self.running.next = true;
-                if self.desc_done.val() {
-                    self.state.d.next = ChanState::Check;
-                }
-            }
-            ChanState::Check => {
-                self.state.d.next = ChanState::Error;
-                self.cause.d.next = self.check.cause.val();
-                if self.check.cause.val() == 0 {
-                    self.state.d.next = ChanState::Run;
-                    if self.desc.fields.immediate.val() {
-                        self.state.d.next = ChanState::Immediate;
-                    }
-                    self.w_dest.d.next = self.dst_route.dest.val();
-                    self.rx_dest.d.next = self.rx_route.dest.val();
-                }
-            }
-            ChanState::Run => {
-                self.running.next = true;
-                if self.data.done.val() {
-                    self.data_done.next = true;
-                    self.state.d.next = self.after_data.val();
-                }
-            }
-            ChanState::Immediate => {
-                if self.wr.grant.val() {
-                    self.data_done.next = true;
-                    self.state.d.next = self.after_data.val();
-                }
-            }
-            ChanState::EndWrites => {
-                if self.ending.done.val() {
-                    self.state.d.next = ChanState::Next;
-                }
-            }
-            ChanState::Next => {
-                if self.desc.fields.flags.val().get_bit(0) {
-                    self.state.d.next = ChanState::Done;
-                } else if self.chain.limit_reached.val() {
-                    self.cause.d.next = self.chain_limit_code.val();
-                    self.state.d.next = ChanState::Error;
-                } else if self.host.q.val() {
-                    self.cur.d.next = self.desc.next_host.val();
-                    self.state.d.next = ChanState::FetchHost;
-                } else {
-                    self.cur.d.next = self.desc.next_int.val();
-                    self.state.d.next = ChanState::FetchInt;
-                }
-            }
-            ChanState::Drain => {
-                self.running.next = true;
-                if self.reads_idle.val() && !self.data.w_flight.val() {
-                    self.state.d.next = ChanState::Error;
-                }
-            }
-        }
-
-        self.chain.restart.next = self.starting.val();
-        self.chain.step.next = self.data_done.val();
-        self.ending.data_done.next = self.data_done.val();
-        self.watchdog.running.next = self.running.val();
-
-        // A failed completion stops the channel; the timeout too, if nothing comes back.
-        if self.cpl_error.val()
-            && ((self.state.q.val() == ChanState::Run)
-                || (self.state.q.val() == ChanState::FetchHostWait))
-        {
-            self.cause.d.next = self.cpl_error_code.val();
-            self.state.d.next = ChanState::Drain;
-        }
-        if self.watchdog.expired.val() {
-            if self.state.q.val() != ChanState::Drain {
-                self.cause.d.next = self.cpl_timeout_code.val();
-            }
-            self.chan_reset.next = true;
-            self.state.d.next = ChanState::Error;
-        }
+        // The walk along the chain, its count and its completion timeout.
+        self.walk.clock.next = self.clock.val();
+        self.walk.reset.next = self.reset.val();
+        self.walk.start.next = self.regs.start.val();
+        self.walk.start_host.next = self.regs.start_host.val();
+        self.walk.start_index.next = self.regs.start_index.val();
+        self.walk.desc_base.next = self.regs.desc_base.val();
+        self.walk.desc_ram_valid.next = self.desc_ram_valid.val();
+        self.walk.fetch_grant.next = self.rd.grant.val();
+        self.walk.desc_done.next = self.desc_done.val();
+        self.walk.check_cause.next = self.check.cause.val();
+        self.walk.immediate.next = self.desc.fields.immediate.val();
+        self.walk.dst_route_dest.next = self.dst_route.dest.val();
+        self.walk.rx_route_dest.next = self.rx_route.dest.val();
+        self.walk.data_written.next = self.data.done.val();
+        self.walk.imm_grant.next = self.wr.grant.val();
+        self.walk.end_remaining.next = self.ending.remaining.val();
+        self.walk.end_done.next = self.ending.done.val();
+        self.walk.last.next = self.desc.fields.flags.val().get_bit(0);
+        self.walk.limit_reached.next = self.chain.limit_reached.val();
+        self.walk.next_host.next = self.desc.next_host.val();
+        self.walk.next_int.next = self.desc.next_int.val();
+        self.walk.reads_idle.next = self.reads_idle.val();
+        self.walk.w_flight.next = self.data.w_flight.val();
+        self.walk.cpl_error.next = self.cpl_error.val();
+        self.walk.expired.next = self.watchdog.expired.val();
+        self.chan_reset.next = self.walk.chan_reset.val();
+        self.chain.clock.next = self.clock.val();
+        self.chain.reset.next = self.reset.val();
+        self.chain.restart.next = self.walk.starting.val();
+        self.chain.step.next = self.walk.data_done.val();
+        self.chain.limit.next = self.chain_limit.val();
+        self.watchdog.clock.next = self.clock.val();
+        self.watchdog.reset.next = self.reset.val();
+        self.watchdog.running.next = self.walk.running.val();
+        self.watchdog.cpl_seen.next = self.cpl_seen.val();
+        self.watchdog.reads_idle.next = self.reads_idle.val();
+        self.watchdog.cpl_timeout.next = self.cpl_timeout.val();
 
         // Status registers.
-        self.status_regs.state.next = self.state.q.val();
-        self.status_regs.cause.next = self.cause.q.val();
-        self.status_regs.host.next = self.host.q.val();
-        self.status_regs.cur.next = self.cur.q.val();
+        self.status_regs.state.next = self.walk.state.val();
+        self.status_regs.cause.next = self.walk.cause.val();
+        self.status_regs.host.next = self.walk.host.val();
+        self.status_regs.cur.next = self.walk.cur.val();
         self.regs.status.next = self.status_regs.status.val();
         self.regs.count.next = self.chain.count.val();
         self.regs.current.next = self.status_regs.current.val();
-
-        if self.reset.val() {
-            self.state.d.next = ChanState::Idle;
-            self.cause.d.next = 0.into();
-            self.host.d.next = false;
-            self.cur.d.next = 0.into();
-        }
     }
 }

@@ -11,7 +11,8 @@
 //! The grants go back to the data cursors and the ending writes: a write grant in `Run`
 //! belongs to the ending write if one is on offer.
 
-use super::channel::ChanState;
+use super::chain_walk::ChanState;
+use super::offers::{DataOfferSink, EndOfferSink};
 use super::requests::{ReadReqSource, WriteReqSource};
 use rust_hdl::prelude::*;
 
@@ -28,34 +29,12 @@ pub struct ChannelOffers {
     pub data_tag_base: Signal<In, Bits<8>>,
     /// Tag index of the next data read.
     pub issue_idx: Signal<In, Bits<3>>,
-    /// The data cursors want a read.
-    pub data_rd_want: Signal<In, Bit>,
-    /// Its address.
-    pub data_rd_addr: Signal<In, Bits<64>>,
-    /// Its DWs.
-    pub data_rd_n: Signal<In, Bits<8>>,
-    /// Ring position of its first DW.
-    pub data_rd_pos: Signal<In, Bits<16>>,
-    /// Ring position one past its last DW.
-    pub data_rd_end: Signal<In, Bits<16>>,
-    /// The data cursors want a write.
-    pub data_wr_want: Signal<In, Bit>,
-    /// Its address.
-    pub data_wr_addr: Signal<In, Bits<64>>,
-    /// Its DWs.
-    pub data_wr_n: Signal<In, Bits<7>>,
-    /// Ring position of its first DW.
-    pub data_wr_pos: Signal<In, Bits<16>>,
+    /// Upstream: the data cursors' read and write.
+    pub data: DataOfferSink,
     /// Crossbar destination of the descriptor's writes.
     pub data_wr_dest: Signal<In, Bits<3>>,
-    /// An ending write is on offer.
-    pub end_valid: Signal<In, Bit>,
-    /// Its address.
-    pub end_addr: Signal<In, Bits<64>>,
-    /// Its crossbar destination.
-    pub end_dest: Signal<In, Bits<3>>,
-    /// Its value.
-    pub end_value: Signal<In, Bits<32>>,
+    /// Upstream: the ending write on offer.
+    pub end: EndOfferSink,
     /// A write-immediate descriptor's address (its `dst`).
     pub imm_addr: Signal<In, Bits<64>>,
     /// Its value (`src[31:0]`).
@@ -68,15 +47,6 @@ pub struct ChannelOffers {
     pub desc_ram_req: Signal<Out, Bit>,
     /// Its index.
     pub desc_ram_index: Signal<Out, Bits<10>>,
-    /// Pulse: the data cursors' read was taken (they take it only in `Run`).
-    pub data_rd_grant: Signal<Out, Bit>,
-    /// Pulse: the data cursors' write was taken (they take it only in `Run`).
-    pub data_wr_grant: Signal<Out, Bit>,
-    /// Pulse: a write of the channel's has been read out (the data cursors free its
-    /// ring space; a write grant comes with or after an ending write's).
-    pub data_wr_done: Signal<Out, Bit>,
-    /// Pulse: the ending write on offer was taken.
-    pub end_grant: Signal<Out, Bit>,
     /// An ending write is offered during `Run`, before the data's next write.
     end_first: Signal<Local, Bit>,
 }
@@ -84,24 +54,24 @@ pub struct ChannelOffers {
 impl Logic for ChannelOffers {
     #[hdl_gen]
     fn update(&mut self) {
-        self.end_first.next = (self.state.val() == ChanState::Run) && self.end_valid.val();
+        self.end_first.next = (self.state.val() == ChanState::Run) && self.end.valid.val();
 
         // Defaults: the data's read and write, nothing wanted.
         self.desc_ram_req.next = false;
         self.desc_ram_index.next = self.cur.val().get_bits::<10>(5);
         self.rd.valid.next = false;
-        self.rd.addr.next = self.data_rd_addr.val();
-        self.rd.len_dw.next = self.data_rd_n.val();
+        self.rd.addr.next = self.data.rd_addr.val();
+        self.rd.len_dw.next = self.data.rd_n.val();
         self.rd.tag.next = self.data_tag_base.val() | bit_cast::<8, 3>(self.issue_idx.val());
-        self.rd.pos.next = self.data_rd_pos.val();
-        self.rd.end.next = self.data_rd_end.val();
+        self.rd.pos.next = self.data.rd_pos.val();
+        self.rd.end.next = self.data.rd_end.val();
         self.wr.valid.next = false;
         self.wr.imm.next = false;
-        self.wr.addr.next = self.data_wr_addr.val();
-        self.wr.len_dw.next = self.data_wr_n.val();
-        self.wr.pos.next = self.data_wr_pos.val();
+        self.wr.addr.next = self.data.wr_addr.val();
+        self.wr.len_dw.next = self.data.wr_n.val();
+        self.wr.pos.next = self.data.wr_pos.val();
         self.wr.dest.next = self.data_wr_dest.val();
-        self.wr.value.next = self.end_value.val();
+        self.wr.value.next = self.end.value.val();
 
         match self.state.val() {
             ChanState::FetchInt => {
@@ -116,14 +86,14 @@ impl Logic for ChannelOffers {
                 self.rd.end.next = 8.into();
             }
             ChanState::Run => {
-                self.rd.valid.next = self.data_rd_want.val();
-                self.wr.valid.next = self.data_wr_want.val();
+                self.rd.valid.next = self.data.rd_want.val();
+                self.wr.valid.next = self.data.wr_want.val();
                 if self.end_first.val() {
                     self.wr.valid.next = true;
                     self.wr.imm.next = true;
-                    self.wr.addr.next = self.end_addr.val();
+                    self.wr.addr.next = self.end.addr.val();
                     self.wr.len_dw.next = 1.into();
-                    self.wr.dest.next = self.end_dest.val();
+                    self.wr.dest.next = self.end.dest.val();
                 }
             }
             ChanState::Immediate => {
@@ -134,19 +104,19 @@ impl Logic for ChannelOffers {
                 self.wr.value.next = self.imm_value.val();
             }
             ChanState::EndWrites => {
-                self.wr.valid.next = self.end_valid.val();
+                self.wr.valid.next = self.end.valid.val();
                 self.wr.imm.next = true;
-                self.wr.addr.next = self.end_addr.val();
+                self.wr.addr.next = self.end.addr.val();
                 self.wr.len_dw.next = 1.into();
-                self.wr.dest.next = self.end_dest.val();
+                self.wr.dest.next = self.end.dest.val();
             }
             _ => {}
         }
 
-        self.data_rd_grant.next = self.rd.grant.val();
-        self.data_wr_grant.next = self.wr.grant.val() && !self.end_first.val();
-        self.data_wr_done.next = self.wr.done.val();
-        self.end_grant.next = self.wr.grant.val()
+        self.data.rd_grant.next = self.rd.grant.val();
+        self.data.wr_grant.next = self.wr.grant.val() && !self.end_first.val();
+        self.data.wr_done.next = self.wr.done.val();
+        self.end.grant.next = self.wr.grant.val()
             && ((self.state.val() == ChanState::EndWrites) || self.end_first.val());
     }
 }
@@ -202,20 +172,20 @@ mod tests {
             uut.desc_tag.next = desc_tag.into();
             uut.data_tag_base.next = base.into();
             uut.issue_idx.next = idx.into();
-            uut.data_rd_want.next = data_rd.0;
-            uut.data_rd_addr.next = data_rd.1.into();
-            uut.data_rd_n.next = data_rd.2.into();
-            uut.data_rd_pos.next = data_rd.3.into();
-            uut.data_rd_end.next = data_rd.4.into();
-            uut.data_wr_want.next = data_wr.0;
-            uut.data_wr_addr.next = data_wr.1.into();
-            uut.data_wr_n.next = data_wr.2.into();
-            uut.data_wr_pos.next = data_wr.3.into();
+            uut.data.rd_want.next = data_rd.0;
+            uut.data.rd_addr.next = data_rd.1.into();
+            uut.data.rd_n.next = data_rd.2.into();
+            uut.data.rd_pos.next = data_rd.3.into();
+            uut.data.rd_end.next = data_rd.4.into();
+            uut.data.wr_want.next = data_wr.0;
+            uut.data.wr_addr.next = data_wr.1.into();
+            uut.data.wr_n.next = data_wr.2.into();
+            uut.data.wr_pos.next = data_wr.3.into();
             uut.data_wr_dest.next = data_wr.4.into();
-            uut.end_valid.next = end.0;
-            uut.end_addr.next = end.1.into();
-            uut.end_dest.next = end.2.into();
-            uut.end_value.next = end.3.into();
+            uut.end.valid.next = end.0;
+            uut.end.addr.next = end.1.into();
+            uut.end.dest.next = end.2.into();
+            uut.end.value.next = end.3.into();
             uut.imm_addr.next = imm.0.into();
             uut.imm_value.next = imm.1.into();
             uut.rd.grant.next = rd_grant;
@@ -276,10 +246,10 @@ mod tests {
             assert_eq!(uut.desc_ram_req.val(), state == ChanState::FetchInt);
             assert_eq!(uut.desc_ram_index.val().to_u64(), cur >> 5 & 0x3FF);
             let grants = (
-                uut.data_rd_grant.val(),
-                uut.data_wr_grant.val(),
-                uut.data_wr_done.val(),
-                uut.end_grant.val(),
+                uut.data.rd_grant.val(),
+                uut.data.wr_grant.val(),
+                uut.data.wr_done.val(),
+                uut.end.grant.val(),
             );
             let to_end = wr_grant && (state == ChanState::EndWrites || end_first);
             assert_eq!(

@@ -2,7 +2,7 @@
 //! cause at `STATUS_CAUSE_SHIFT`) and `CURRENT` (the descriptor being run: its host
 //! address, or its internal index). The codes are `peach2_regmap::dma`'s. Combinational.
 
-use super::channel::ChanState;
+use super::chain_walk::ChanState;
 use crate::fixed::Fixed;
 use peach2_regmap::dma::{ChannelState, STATUS_CAUSE_SHIFT};
 use rust_hdl::prelude::*;

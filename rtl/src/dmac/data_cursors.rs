@@ -11,6 +11,7 @@
 //! the two cursors agree on every DW's position.
 
 use super::cursor::Cursor;
+use super::offers::DataOffer;
 use rust_hdl::prelude::*;
 
 /// The read and write cursors of a channel and the ring's flow control.
@@ -38,12 +39,6 @@ pub struct DataCursors {
     pub dst_pitch: Signal<In, Bits<32>>,
     /// The channel moves this descriptor's data: grants step the cursors.
     pub run: Signal<In, Bit>,
-    /// Pulse: the offered read was taken.
-    pub rd_grant: Signal<In, Bit>,
-    /// Pulse: the offered write was taken.
-    pub wr_grant: Signal<In, Bit>,
-    /// Pulse: the taken write's data left the reorder buffer.
-    pub wr_done: Signal<In, Bit>,
     /// Ring position up to which data has arrived.
     pub avail: Signal<In, Bits<16>>,
     /// A data tag is free.
@@ -56,24 +51,8 @@ pub struct DataCursors {
     pub max_read_req: Signal<In, Bits<3>>,
     /// N's max payload size code (128 << code bytes).
     pub max_payload: Signal<In, Bits<3>>,
-    /// A read can go: a block is left, a tag is free and the ring has room.
-    pub rd_want: Signal<Out, Bit>,
-    /// The read's address.
-    pub rd_addr: Signal<Out, Bits<64>>,
-    /// Its length in DWs.
-    pub rd_n: Signal<Out, Bits<8>>,
-    /// Ring position of its first DW.
-    pub rd_pos: Signal<Out, Bits<16>>,
-    /// Ring position one past its last DW (`rd_pos + rd_n`).
-    pub rd_end: Signal<Out, Bits<16>>,
-    /// A write can go: a block is left and its data is in the buffer.
-    pub wr_want: Signal<Out, Bit>,
-    /// The write's address.
-    pub wr_addr: Signal<Out, Bits<64>>,
-    /// Its length in DWs (at most 64).
-    pub wr_n: Signal<Out, Bits<7>>,
-    /// Ring position of its first DW.
-    pub wr_pos: Signal<Out, Bits<16>>,
+    /// Downstream: the next read and write, and their grants.
+    pub offer: DataOffer,
     /// A taken write's data has not left the buffer yet.
     pub w_flight: Signal<Out, Bit>,
     /// Every block written and the last write's data out of the buffer.
@@ -134,7 +113,7 @@ impl Logic for DataCursors {
         if self.max_read_req.val() == 1 {
             self.rd.max.next = 64.into();
         }
-        self.rd.grant.next = self.run.val() && self.rd_grant.val();
+        self.rd.grant.next = self.run.val() && self.offer.rd_grant.val();
         self.wr.clock.next = self.clock.val();
         self.wr.reset.next = self.reset.val();
         self.wr.restart.next = self.restart.val();
@@ -149,7 +128,7 @@ impl Logic for DataCursors {
         if self.max_payload.val() == 0 {
             self.wr.max.next = 32.into();
         }
-        self.wr.grant.next = self.run.val() && self.wr_grant.val();
+        self.wr.grant.next = self.run.val() && self.offer.wr_grant.val();
 
         // Reads may run a whole ring ahead of the last write that left the buffer.
         self.room_limit.d.next = self.ring_dws.val() - bit_cast::<16, 8>(self.rd.max.val());
@@ -157,24 +136,24 @@ impl Logic for DataCursors {
         self.rd_ok.d.next = (self.rd.rows.val() != 0)
             && self.can_issue.val()
             && (self.r_used.val() <= self.room_limit.q.val());
-        self.wr_n.next = self.wr.n.val().get_bits::<7>(0);
+        self.offer.wr_n.next = self.wr.n.val().get_bits::<7>(0);
         self.w_short.next = self.avail.val() - self.wr.end_pos.val();
-        self.rd_want.next = self.rd.ready.val() && self.rd_ok.q.val();
-        self.wr_want.next = (self.wr.rows.val() != 0)
+        self.offer.rd_want.next = self.rd.ready.val() && self.rd_ok.q.val();
+        self.offer.wr_want.next = (self.wr.rows.val() != 0)
             && self.wr.ready.val()
             && !self.w_short.val().get_bit(15)
             && !self.cpl_error.val();
-        self.rd_addr.next = self.rd.addr.val();
-        self.rd_n.next = self.rd.n.val();
-        self.rd_pos.next = self.rd.pos.val();
-        self.rd_end.next = self.rd.end_pos.val();
-        self.wr_addr.next = self.wr.addr.val();
-        self.wr_pos.next = self.wr.pos.val();
+        self.offer.rd_addr.next = self.rd.addr.val();
+        self.offer.rd_n.next = self.rd.n.val();
+        self.offer.rd_pos.next = self.rd.pos.val();
+        self.offer.rd_end.next = self.rd.end_pos.val();
+        self.offer.wr_addr.next = self.wr.addr.val();
+        self.offer.wr_pos.next = self.wr.pos.val();
         self.w_flight.next = self.flight.q.val();
         self.done.next = (self.wr.rows.val() == 0) && !self.flight.q.val();
         self.reads_left.next = self.rd.rows.val() != 0;
 
-        if self.wr_done.val() {
+        if self.offer.wr_done.val() {
             self.flight.d.next = false;
             self.wfree.d.next = self.flight_end.q.val();
         }
@@ -182,7 +161,7 @@ impl Logic for DataCursors {
             self.wfree.d.next = self.avail.val();
             self.flight.d.next = false;
         }
-        if self.run.val() && self.wr_grant.val() {
+        if self.run.val() && self.offer.wr_grant.val() {
             self.flight.d.next = true;
             self.flight_end.d.next = self.wr.end_pos.val();
         }
@@ -244,14 +223,14 @@ mod tests {
             let cpl_error = rng.chance(0.02);
             u.cpl_error.next = cpl_error;
             u.can_issue.next = arriving.len() < 8 && rng.chance(0.7);
-            u.rd_grant.next = false;
-            u.wr_grant.next = false;
+            u.offer.rd_grant.next = false;
+            u.offer.wr_grant.next = false;
             let leaves = flight.is_some_and(|(at, _)| at == s.cycle);
-            u.wr_done.next = leaves;
+            u.offer.wr_done.next = leaves;
             s.settle();
             let u = &s.uut;
             assert!(
-                !(cpl_error && u.wr_want.val()),
+                !(cpl_error && u.offer.wr_want.val()),
                 "a write offered with an error"
             );
             let written: u64 = writes.iter().map(|w: &[u64; 3]| w[1]).sum();
@@ -260,11 +239,11 @@ mod tests {
                 assert!(arriving.is_empty(), "done with reads in flight");
                 return (reads, writes);
             }
-            if u.rd_want.val() && rng.chance(0.5) {
+            if u.offer.rd_want.val() && rng.chance(0.5) {
                 let r = [
-                    u.rd_addr.val().to_u64(),
-                    u.rd_n.val().to_u64(),
-                    u.rd_pos.val().to_u64(),
+                    u.offer.rd_addr.val().to_u64(),
+                    u.offer.rd_n.val().to_u64(),
+                    u.offer.rd_pos.val().to_u64(),
                 ];
                 let past = (r[2] + r[1]) % RING;
                 assert!(
@@ -277,15 +256,15 @@ mod tests {
                     .max(s.cycle + 1 + rng.below(40));
                 arriving.push_back((at, past));
                 reads.push(r);
-                s.uut.rd_grant.next = true;
+                s.uut.offer.rd_grant.next = true;
             }
             let u = &s.uut;
             let can_take = flight.is_none() || leaves;
-            if u.wr_want.val() && can_take && rng.chance(0.5) {
+            if u.offer.wr_want.val() && can_take && rng.chance(0.5) {
                 let w = [
-                    u.wr_addr.val().to_u64(),
-                    u.wr_n.val().to_u64(),
-                    u.wr_pos.val().to_u64(),
+                    u.offer.wr_addr.val().to_u64(),
+                    u.offer.wr_n.val().to_u64(),
+                    u.offer.wr_pos.val().to_u64(),
                 ];
                 let past = (w[2] + w[1]) % RING;
                 // Its data is in: `avail` is at or past its end (within half the ring).
@@ -294,7 +273,7 @@ mod tests {
                     "write {w:?} before its data (avail {avail})"
                 );
                 writes.push(w);
-                s.uut.wr_grant.next = true;
+                s.uut.offer.wr_grant.next = true;
                 if leaves {
                     freed = flight.expect("in flight").1;
                 }

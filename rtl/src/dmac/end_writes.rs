@@ -12,6 +12,7 @@
 //! they are in the cycle the writes start: a `NOTIFY_VALUE` written while they go out
 //! counts from the next descriptor on.
 
+use super::offers::EndOffer;
 use peach2_regmap::dma::flags;
 use rust_hdl::prelude::*;
 
@@ -52,16 +53,8 @@ pub struct EndWrites {
     /// The descriptor's flags (bit 2 `NOTIFY_RX`, 3 `NOTIFY_SELF`, 4 MSI), held while
     /// the writes last.
     pub flags: Signal<In, Bits<5>>,
-    /// Pulse: the write on offer was taken.
-    pub wr_grant: Signal<In, Bit>,
-    /// A write is on offer.
-    pub wr_valid: Signal<Out, Bit>,
-    /// Its address.
-    pub wr_addr: Signal<Out, Bits<64>>,
-    /// Its crossbar destination.
-    pub wr_dest: Signal<Out, Bits<3>>,
-    /// Its value.
-    pub wr_value: Signal<Out, Bits<32>>,
+    /// Downstream: the write on offer, and its grant.
+    pub wr: EndOffer,
     /// `NOTIFY_RX`.
     pub notify_rx_addr: Signal<In, Bits<64>>,
     /// Crossbar destination of `NOTIFY_RX` (the channel routed it at the check).
@@ -109,10 +102,10 @@ impl Logic for EndWrites {
         if self.state.q.val() == EndWrite::Idle {
             self.value_q.d.next = self.value.val();
         }
-        self.wr_valid.next = false;
-        self.wr_addr.next = self.notify_rx_addr.val();
-        self.wr_dest.next = self.rx_dest.val();
-        self.wr_value.next = self.value_q.q.val();
+        self.wr.valid.next = false;
+        self.wr.addr.next = self.notify_rx_addr.val();
+        self.wr.dest.next = self.rx_dest.val();
+        self.wr.value.next = self.value_q.q.val();
         self.done.next = false;
 
         self.first.next = EndWrite::Idle;
@@ -128,7 +121,7 @@ impl Logic for EndWrites {
         match self.state.q.val() {
             EndWrite::Idle => {}
             EndWrite::NotifyRx => {
-                self.wr_valid.next = true;
+                self.wr.valid.next = true;
                 if self.flags.val().get_bit(3) {
                     self.after.next = EndWrite::NotifySelf;
                 } else if self.flags.val().get_bit(4) {
@@ -136,27 +129,27 @@ impl Logic for EndWrites {
                 }
             }
             EndWrite::NotifySelf => {
-                self.wr_valid.next = true;
-                self.wr_addr.next = self.notify_self_addr.val();
-                self.wr_dest.next = 0.into();
+                self.wr.valid.next = true;
+                self.wr.addr.next = self.notify_self_addr.val();
+                self.wr.dest.next = 0.into();
                 if self.flags.val().get_bit(4) {
                     self.after.next = EndWrite::Msi;
                 }
             }
             EndWrite::Msi => {
-                self.wr_valid.next = true;
-                self.wr_addr.next = self.msi_addr.val();
-                self.wr_dest.next = 0.into();
-                self.wr_value.next = self.msi_data.val();
+                self.wr.valid.next = true;
+                self.wr.addr.next = self.msi_addr.val();
+                self.wr.dest.next = 0.into();
+                self.wr.value.next = self.msi_data.val();
             }
         }
-        if self.wr_valid.val() && self.wr_grant.val() {
+        if self.wr.valid.val() && self.wr.grant.val() {
             self.state.d.next = self.after.val();
             self.done.next = self.after.val() == EndWrite::Idle;
         }
         self.remaining.next = self.any.val();
         if self.early.q.val() {
-            self.remaining.next = self.wr_valid.val() && !self.done.val();
+            self.remaining.next = self.wr.valid.val() && !self.done.val();
         }
 
         self.start.next = self.data_done.val() && self.any.val() && !self.early.q.val();
@@ -222,9 +215,9 @@ mod tests {
     /// The write on offer, as the rule writes it.
     fn on_offer(u: &EndWrites) -> (u64, u64, u32) {
         (
-            u.wr_addr.val().to_u64(),
-            u.wr_dest.val().to_u64(),
-            u.wr_value.val().to_u64() as u32,
+            u.wr.addr.val().to_u64(),
+            u.wr.dest.val().to_u64(),
+            u.wr.value.val().to_u64() as u32,
         )
     }
 
@@ -242,10 +235,10 @@ mod tests {
             s.uut.notify_value.next = u64::from(nv).into();
             s.uut.count.next = u64::from(count).into();
             s.uut.data_done.next = true;
-            s.uut.wr_grant.next = false;
+            s.uut.wr.grant.next = false;
             s.settle();
             let want = rule(flags, value);
-            assert!(!s.uut.wr_valid.val(), "round {round}");
+            assert!(!s.uut.wr.valid.val(), "round {round}");
             assert_eq!(s.uut.remaining.val(), !want.is_empty(), "round {round}");
             s.tick();
             s.uut.data_done.next = false;
@@ -260,15 +253,15 @@ mod tests {
                     s.cycle < limit,
                     "round {round}: flags {flags:b} never ended"
                 );
-                s.uut.wr_grant.next = false;
+                s.uut.wr.grant.next = false;
                 s.settle();
                 if want.is_empty() {
-                    assert!(!s.uut.wr_valid.val());
+                    assert!(!s.uut.wr.valid.val());
                     break;
                 }
-                assert!(s.uut.wr_valid.val(), "round {round}");
+                assert!(s.uut.wr.valid.val(), "round {round}");
                 if rng.below(3) == 0 {
-                    s.uut.wr_grant.next = true;
+                    s.uut.wr.grant.next = true;
                     s.settle();
                     got.push(on_offer(&s.uut));
                     done = s.uut.done.val();
@@ -280,7 +273,7 @@ mod tests {
             }
             assert_eq!(got, want, "round {round}: flags {flags:b}");
             s.settle();
-            assert!(!s.uut.wr_valid.val(), "round {round}");
+            assert!(!s.uut.wr.valid.val(), "round {round}");
         }
     }
 
@@ -307,11 +300,11 @@ mod tests {
             u.at_last_read.next = early;
             u.run.next = true;
             u.reads_left.next = true;
-            u.wr_grant.next = false;
+            u.wr.grant.next = false;
             // The reads: nothing starts while some are left.
             for _ in 0..rng.below(4) {
                 s.settle();
-                assert!(!s.uut.wr_valid.val(), "round {round}: before the last read");
+                assert!(!s.uut.wr.valid.val(), "round {round}: before the last read");
                 s.tick();
             }
             s.uut.reads_left.next = false;
@@ -327,16 +320,16 @@ mod tests {
                 }
                 let last_cycle = s.cycle == data_end;
                 s.uut.data_done.next = last_cycle;
-                s.uut.wr_grant.next = false;
+                s.uut.wr.grant.next = false;
                 s.settle();
-                let offered = s.uut.wr_valid.val();
+                let offered = s.uut.wr.valid.val();
                 // Offered from the cycle after the last read, while any are left; without
                 // `at_last_read`, nothing before the data ends.
                 let expected = early && s.cycle > first && got.len() < want.len();
                 assert_eq!(offered, expected, "round {round}: early {early}");
                 let grant = offered && rng.chance(0.5);
                 if grant {
-                    s.uut.wr_grant.next = true;
+                    s.uut.wr.grant.next = true;
                     s.settle();
                     got.push(on_offer(&s.uut));
                 }
@@ -362,21 +355,21 @@ mod tests {
             s.uut.count.next = u64::from(rng.next_u64() as u32).into();
             while got.len() < want.len() {
                 assert!(s.cycle < limit, "round {round}: the writes never ended");
-                s.uut.wr_grant.next = false;
+                s.uut.wr.grant.next = false;
                 s.settle();
-                assert!(s.uut.wr_valid.val(), "round {round}");
+                assert!(s.uut.wr.valid.val(), "round {round}");
                 if rng.chance(0.5) {
-                    s.uut.wr_grant.next = true;
+                    s.uut.wr.grant.next = true;
                     s.settle();
                     got.push(on_offer(&s.uut));
                 }
                 s.tick();
             }
             assert_eq!(got, want, "round {round}: flags {flags:b}");
-            s.uut.wr_grant.next = false;
+            s.uut.wr.grant.next = false;
             s.settle();
             assert!(
-                !s.uut.wr_valid.val(),
+                !s.uut.wr.valid.val(),
                 "round {round}: a write after the last"
             );
         }
@@ -395,12 +388,12 @@ mod tests {
         s.tick();
         s.uut.data_done.next = false;
         s.settle();
-        assert!(s.uut.wr_valid.val());
+        assert!(s.uut.wr.valid.val());
         s.uut.reset.next = true;
         s.tick();
         s.uut.reset.next = false;
         s.settle();
-        assert!(!s.uut.wr_valid.val());
+        assert!(!s.uut.wr.valid.val());
     }
 
     #[test]

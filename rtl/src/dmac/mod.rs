@@ -40,6 +40,7 @@
 //! Register and descriptor formats: `peach2_regmap::dma`.
 
 pub mod chain_count;
+pub mod chain_walk;
 pub mod channel;
 pub mod channel_offers;
 pub mod channel_status;
@@ -59,6 +60,7 @@ pub mod dest_route;
 pub mod end_writes;
 pub mod header_forms;
 pub mod mwr_header;
+pub mod offers;
 pub mod payload_lanes;
 pub mod pending_count;
 pub mod read_order;
