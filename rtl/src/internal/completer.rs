@@ -1,7 +1,7 @@
 //! The internal completer: CSR accesses from TLPs, and UR/CA completions.
 //!
 //! One request at a time; `super::req_decode` says what each is and where in BAR0 it
-//! lands, `super::csr_write` applies a write's payload DW by DW as its lanes arrive,
+//! lands, `super::req_plan` what the completer does first with it, `super::csr_write` applies a write's payload DW by DW as its lanes arrive,
 //! `super::csr_read` reads a read's DWs, `super::cpl_send` sends the answer (its header
 //! from `super::cpl_fields`, its beats from `super::cpl_beats`). A read of 1 to 4 DWs is
 //! answered with one CplD, a longer one with Completer Abort; a request the RX stage
@@ -12,7 +12,8 @@
 use super::cpl_send::CplSend;
 use super::csr_read::CsrRead;
 use super::csr_write::CsrWrite;
-use super::req_decode::{ReqDecode, RequestKind};
+use super::req_decode::ReqDecode;
+use super::req_plan::ReqPlan;
 use crate::csr::bus::CsrBus;
 use crate::csr::byte_mask::ByteMask;
 use crate::stream::{TlpSink, TlpSource};
@@ -32,9 +33,6 @@ pub enum CompleterState {
     /// Sending the completion (`CplSend`).
     Respond,
 }
-
-// Completion status codes (PCIe Base Spec 3.0, 2.2.9) appear as literals below (rust-hdl
-// prints named constants by name): SC = 0, UR = 1, CA = 4.
 
 /// The internal completer.
 #[derive(LogicBlock, Default)]
@@ -79,6 +77,8 @@ pub struct InternalCompleter {
     drop_q: DFF<Bit>,
     /// The beat on the input, as a request's header (meaningful on `sop`).
     req: ReqDecode,
+    /// What the completer does first with that request.
+    plan: ReqPlan,
     /// A request's header beat is on the input while idle: the stages load it.
     header: Signal<Local, Bit>,
     /// Applies a write's payload.
@@ -97,6 +97,9 @@ impl Logic for InternalCompleter {
         dff_setup!(self, clock, state, h0, h1, src, status, respond, dw_addr, drop_q);
         self.req.data.next = self.from_xbar.data.val();
         self.req.unsupported.next = self.from_xbar.unsupported.val();
+        self.plan.kind.next = self.req.kind.val();
+        self.plan.outside.next = self.req.outside.val();
+        self.plan.eop.next = self.from_xbar.eop.val();
         // The write and read stages load at every header beat; the state says which runs.
         self.write.clock.next = self.clock.val();
         self.write.data.next = self.from_xbar.data.val();
@@ -160,44 +163,13 @@ impl Logic for InternalCompleter {
                     self.h1.d.next = self.from_xbar.data.val().get_bits::<32>(32);
                     self.src.d.next = self.from_xbar.src.val();
                     self.dw_addr.d.next = self.req.dw_addr.val();
-                    self.respond.d.next = false;
-                    self.status.d.next = 1.into();
-                    self.state.d.next = CompleterState::Drain;
+                    self.respond.d.next = self.plan.respond.val();
+                    self.status.d.next = self.plan.status.val();
+                    self.state.d.next = self.plan.state.val();
+                    self.drop_q.d.next = self.plan.dropped.val();
+                    self.cpl_unexpected.next = self.plan.unexpected.val();
                     // A read's only beat is taken now; its length says what follows.
                     self.from_xbar.ready.next = self.req.is_read.val() && self.from_xbar.eop.val();
-                    match self.req.kind.val() {
-                        RequestKind::Unsupported => {
-                            self.respond.d.next = true;
-                        }
-                        RequestKind::Completion => {
-                            self.cpl_unexpected.next = true;
-                        }
-                        RequestKind::Write => {
-                            self.state.d.next = CompleterState::Write;
-                            if self.req.outside.val() {
-                                self.state.d.next = CompleterState::Drain;
-                                self.drop_q.d.next = true;
-                            }
-                        }
-                        RequestKind::Dropped => {
-                            self.drop_q.d.next = true;
-                        }
-                        RequestKind::Read => {
-                            // A read with more beats than its header is answered UR.
-                            self.respond.d.next = true;
-                            if self.from_xbar.eop.val() {
-                                self.status.d.next = 0.into();
-                                self.state.d.next = CompleterState::Read;
-                            }
-                        }
-                        RequestKind::LongRead => {
-                            self.respond.d.next = true;
-                            self.status.d.next = 4.into();
-                            if self.from_xbar.eop.val() {
-                                self.state.d.next = CompleterState::Respond;
-                            }
-                        }
-                    }
                 } else if self.from_xbar.valid.val() {
                     // A beat outside a packet: consume it.
                     self.from_xbar.ready.next = true;

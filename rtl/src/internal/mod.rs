@@ -12,6 +12,7 @@ pub mod csr_write;
 pub mod mux;
 pub mod notify_store;
 pub mod req_decode;
+pub mod req_plan;
 
 #[cfg(test)]
 mod completer_tests;
