@@ -182,15 +182,7 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.fifo.clock.next = self.clock.val();
         self.fifo.reset.next = self.reset.val();
         self.fifo.discard.next = false;
-        self.out.data.next = self.fifo.source.data.val();
-        self.out.sop.next = self.fifo.source.sop.val();
-        self.out.eop.next = self.fifo.source.eop.val();
-        self.out.empty.next = self.fifo.source.empty.val();
-        self.out.dest.next = self.fifo.source.dest.val();
-        self.out.src.next = self.fifo.source.src.val();
-        self.out.unsupported.next = self.fifo.source.unsupported.val();
-        self.out.valid.next = self.fifo.source.valid.val();
-        self.fifo.source.ready.next = self.out.ready.val();
+        TlpSource::link(&mut self.out, &mut self.fifo.source);
 
         // The current TLP's next beat, issued while the FIFO has room for what is in
         // flight; it enters the FIFO a cycle later.
