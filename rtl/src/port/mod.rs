@@ -14,11 +14,13 @@ pub mod cfg_regs;
 pub mod cfg_space;
 pub mod cfg_tlp;
 pub mod egress_decode;
+pub mod egress_headers;
 pub mod egress_translate;
 pub mod link_ctrl;
 pub mod link_rx;
 pub mod path;
 pub mod rx_decode;
+pub mod rx_output;
 pub mod rx_route;
 pub mod tx_merge;
 

@@ -2,10 +2,11 @@
 //! global ones, checks framing, and hands the TLP on.
 //!
 //! Two register stages. The first ([`RxDecode`]) registers each beat with the router's
-//! decision on it and the TLP's size from its header; the second, here, steers the beats
-//! of a packet as its `sop` beat's decision says and checks their framing. Beats go to
-//! the crossbar (through the port's ingress FIFO), to the port's link controller, or
-//! nowhere (dropped; counted).
+//! decision on it and the TLP's size from its header; between them, here, the beats of a
+//! packet are steered as its `sop` beat's decision says and their framing is checked;
+//! the second ([`RxOutput`]) holds the steered beat (and makes a BAR2 write's address
+//! global). Beats go to the crossbar (through the port's ingress FIFO), to the port's
+//! link controller, or nowhere (dropped; counted).
 //!
 //! The header's length field is checked against the beats that arrive. A TLP for the
 //! crossbar whose beats disagree with it (more or fewer DWs), whose payload exceeds the
@@ -21,13 +22,10 @@
 //! over is never lost.
 
 use super::rx_decode::RxDecode;
+use super::rx_output::RxOutput;
 use crate::router::{PortConfig, RouteAction, RouteConfig};
 use crate::stream::{PortSink, TlpSource};
-use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI};
 use rust_hdl::prelude::*;
-
-// The global space's base is address bits 63:42.
-const _: () = assert!(BASE_SHIFT == 42);
 
 /// What happens to the beats of the packet in progress.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -43,7 +41,7 @@ pub enum Steer {
 }
 
 /// The RX stage of one port.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct RxRoute {
     /// Core clock.
     pub clock: Signal<In, Clock>,
@@ -74,15 +72,10 @@ pub struct RxRoute {
     pub malformed: Signal<Out, Bit>,
     /// The first register: the beat and the router's decision on it.
     decode: RxDecode,
+    /// Where the beats of the packet in progress go.
     steer: DFF<Steer>,
-    out_valid: DFF<Bit>,
-    out_link: DFF<Bit>,
-    out_data: DFF<Bits<128>>,
-    out_sop: DFF<Bit>,
-    out_eop: DFF<Bit>,
-    out_empty: DFF<Bits<2>>,
-    out_dest: DFF<Bits<3>>,
-    out_unsupported: DFF<Bit>,
+    /// The second register: the beat, steered.
+    out: RxOutput,
     /// DWs the packet in progress still owes (from its header's length field).
     dws_left: DFF<Bits<12>>,
     /// `dws_left` up to 7 (7 for more): all a beat of at most 4 DWs is compared with, so
@@ -93,51 +86,12 @@ pub struct RxRoute {
     flagged: DFF<Bit>,
     /// This beat breaks its packet's framing.
     bad: Signal<Local, Bit>,
+    /// The first register's beat moves on this cycle.
     take: Signal<Local, Bit>,
-    out_ready: Signal<Local, Bit>,
+    /// Where this beat goes.
     cur: Signal<Local, Steer>,
+    /// DWs in this beat.
     beat_dws: Signal<Local, Bits<12>>,
-    global_base_hi: Constant<Bits<22>>,
-}
-
-impl Default for RxRoute {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            rx: Default::default(),
-            to_xbar: Default::default(),
-            discard: Default::default(),
-            to_link: Default::default(),
-            link_up: Default::default(),
-            port: Default::default(),
-            routes: Default::default(),
-            tlp_in: Default::default(),
-            bytes_in: Default::default(),
-            dropped: Default::default(),
-            malformed: Default::default(),
-            decode: Default::default(),
-            steer: Default::default(),
-            out_valid: Default::default(),
-            out_link: Default::default(),
-            out_data: Default::default(),
-            out_sop: Default::default(),
-            out_eop: Default::default(),
-            out_empty: Default::default(),
-            out_dest: Default::default(),
-            out_unsupported: Default::default(),
-            dws_left: Default::default(),
-            left_small: Default::default(),
-            out_discard: Default::default(),
-            flagged: Default::default(),
-            bad: Default::default(),
-            take: Default::default(),
-            out_ready: Default::default(),
-            cur: Default::default(),
-            beat_dws: Default::default(),
-            global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
-        }
-    }
 }
 
 impl Logic for RxRoute {
@@ -147,14 +101,6 @@ impl Logic for RxRoute {
             self,
             clock,
             steer,
-            out_valid,
-            out_link,
-            out_data,
-            out_sop,
-            out_eop,
-            out_empty,
-            out_dest,
-            out_unsupported,
             dws_left,
             left_small,
             out_discard,
@@ -169,34 +115,23 @@ impl Logic for RxRoute {
         self.tlp_in.next = self.decode.tlp_in.val();
         self.bytes_in.next = self.decode.bytes_in.val();
 
-        // Outputs from the register stage.
-        self.to_xbar.data.next = self.out_data.q.val();
-        self.to_xbar.sop.next = self.out_sop.q.val();
-        self.to_xbar.eop.next = self.out_eop.q.val();
-        self.to_xbar.empty.next = self.out_empty.q.val();
-        self.to_xbar.dest.next = self.out_dest.q.val();
-        self.to_xbar.src.next = bit_cast::<3, 2>(self.port.port_index.val());
-        self.to_xbar.unsupported.next = self.out_unsupported.q.val();
-        self.to_xbar.valid.next = self.out_valid.q.val() && !self.out_link.q.val();
+        // The second register.
+        self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
+        self.out.src.next = bit_cast::<3, 2>(self.port.port_index.val());
+        TlpSource::link(&mut self.to_xbar, &mut self.out.to_xbar);
+        TlpSource::link(&mut self.to_link, &mut self.out.to_link);
+        self.out.data.next = self.decode.data.val();
+        self.out.sop.next = self.decode.sop.val();
+        self.out.eop.next = self.decode.eop.val();
+        self.out.empty.next = self.decode.empty.val();
+        self.out.dest.next = self.decode.dest.val();
+        self.out.unsupported.next = self.decode.unsupported.val();
+        self.out.rewrite_global.next = self.decode.rewrite_global.val();
         self.discard.next = self.out_discard.q.val();
         self.out_discard.d.next = false;
-        self.to_link.data.next = self.out_data.q.val();
-        self.to_link.sop.next = self.out_sop.q.val();
-        self.to_link.eop.next = self.out_eop.q.val();
-        self.to_link.empty.next = self.out_empty.q.val();
-        self.to_link.dest.next = 0.into();
-        self.to_link.src.next = bit_cast::<3, 2>(self.port.port_index.val());
-        self.to_link.unsupported.next = false;
-        self.to_link.valid.next = self.out_valid.q.val() && self.out_link.q.val();
-        self.out_ready.next = (self.to_xbar.ready.val() && !self.out_link.q.val())
-            || (self.to_link.ready.val() && self.out_link.q.val());
-        if self.out_valid.q.val() && self.out_ready.val() {
-            self.out_valid.d.next = false;
-        }
 
-        self.take.next = self.decode.valid.val()
-            && (!self.out_valid.q.val() || self.out_ready.val())
-            && !self.reset.val();
+        self.take.next = self.decode.valid.val() && self.out.free.val() && !self.reset.val();
         self.decode.take.next = self.take.val();
 
         // Steering for this beat: a new decision on sop, else the packet's.
@@ -251,25 +186,11 @@ impl Logic for RxRoute {
                 self.steer.d.next = Steer::Idle;
                 self.flagged.d.next = false;
             }
-            if (self.cur.val() == Steer::Xbar) || (self.cur.val() == Steer::Link) {
-                self.out_valid.d.next = true;
-                self.out_link.d.next = self.cur.val() == Steer::Link;
-                self.out_data.d.next = self.decode.data.val();
-                self.out_sop.d.next = self.decode.sop.val();
-                self.out_eop.d.next = self.decode.eop.val();
-                self.out_empty.d.next = self.decode.empty.val();
-                if self.decode.sop.val() {
-                    self.out_dest.d.next = self.decode.dest.val();
-                    self.out_unsupported.d.next = self.decode.unsupported.val();
-                    if self.decode.rewrite_global.val() {
-                        // Address bits 63:42 are bits 31:10 of DW2 (lane 2).
-                        self.out_data.d.next = (self.decode.data.val()
-                            & !(bit_cast::<128, 22>(0x3F_FFFF.into()) << 74))
-                            | (bit_cast::<128, 22>(self.global_base_hi.val()) << 74);
-                    }
-                }
-            }
         }
+        self.out.load.next =
+            self.take.val() && ((self.cur.val() == Steer::Xbar) || (self.cur.val() == Steer::Link));
+        self.out.to_link_ctrl.next = self.cur.val() == Steer::Link;
+        self.out.cancel.next = false;
         // Link down: the packet in progress was cut short, unless its last beat is in the
         // first register; what of it is not yet past the output register goes, and the
         // ingress FIFO drops the rest.
@@ -278,7 +199,7 @@ impl Logic for RxRoute {
             && !(self.decode.valid.val() && self.decode.eop.val())
         {
             self.steer.d.next = Steer::Idle;
-            self.out_valid.d.next = false;
+            self.out.cancel.next = true;
             self.out_discard.d.next = self.steer.q.val() == Steer::Xbar;
             self.malformed.next = !self.flagged.q.val();
             self.flagged.d.next = false;
@@ -298,7 +219,6 @@ impl Logic for RxRoute {
         }
         if self.reset.val() {
             self.steer.d.next = Steer::Idle;
-            self.out_valid.d.next = false;
             self.dws_left.d.next = 0.into();
             self.left_small.d.next = 0.into();
             self.out_discard.d.next = false;
