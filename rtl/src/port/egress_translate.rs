@@ -8,9 +8,11 @@
 //! disabled target is dropped and counted. Every other TLP passes unchanged.
 //!
 //! Two registers: [`EgressDecode`] holds each beat with its header's decoding (global
-//! write, target enabled, local address); the translation here decides from them.
+//! write, target enabled, local address); the translation here decides from them, with
+//! the header's two translated forms from [`EgressHeaders`].
 
 use super::egress_decode::EgressDecode;
+use super::egress_headers::EgressHeaders;
 use crate::csr::target_regs::TARGETS;
 use crate::stream::{TlpSink, TlpSource};
 use rust_hdl::prelude::*;
@@ -58,8 +60,8 @@ pub struct EgressTranslate {
     /// Empty lanes of the flushed beat, before the cut to 2 bits.
     flush_pad: Signal<Local, Bits<3>>,
     in_used: Signal<Local, Bits<3>>,
-    dw0_3dw: Signal<Local, Bits<32>>,
-    shifted_header: Signal<Local, Bits<96>>,
+    /// The header's translated forms.
+    headers: EgressHeaders,
 }
 
 impl Default for EgressTranslate {
@@ -80,8 +82,7 @@ impl Default for EgressTranslate {
             take: Default::default(),
             flush_pad: Default::default(),
             in_used: Default::default(),
-            dw0_3dw: Default::default(),
-            shifted_header: Default::default(),
+            headers: Default::default(),
         }
     }
 }
@@ -97,12 +98,8 @@ impl Logic for EgressTranslate {
             self.decode.target_base[t].next = self.target_base[t].val();
         }
         self.decode.target_enable.next = self.target_enable.val();
-        // fmt 011 (4-DW write) becomes 010 (3-DW write).
-        self.dw0_3dw.next = self.decode.data.val().get_bits::<32>(0) & 0xDFFF_FFFFu64;
-        // The 3-DW header of a shifted packet: DW0 (fmt 010), DW1, the local address.
-        self.shifted_header.next = bit_cast::<96, 32>(self.dw0_3dw.val())
-            | (bit_cast::<96, 32>(self.decode.data.val().get_bits::<32>(32)) << 32)
-            | (bit_cast::<96, 32>(self.decode.local_addr.val().get_bits::<32>(0)) << 64);
+        self.headers.head.next = self.decode.data.val().get_bits::<64>(0);
+        self.headers.local_addr.next = self.decode.local_addr.val();
         self.in_used.next = 4.into();
         if self.decode.eop.val() {
             self.in_used.next = 4 - bit_cast::<3, 2>(self.decode.empty.val());
@@ -131,15 +128,8 @@ impl Logic for EgressTranslate {
                         if !self.decode.eop.val() {
                             self.mode.d.next = EgressMode::Drop;
                         }
-                    } else if self.decode.local_addr.val().get_bits::<32>(32) != 0 {
-                        // DW2 = address bits 63:32, DW3 = bits 31:0.
-                        self.to_port.data.next = (self.decode.data.val()
-                            & 0xFFFF_FFFF_FFFF_FFFFu64)
-                            | (bit_cast::<128, 32>(
-                                self.decode.local_addr.val().get_bits::<32>(32),
-                            ) << 64)
-                            | (bit_cast::<128, 32>(self.decode.local_addr.val().get_bits::<32>(0))
-                                << 96);
+                    } else if self.headers.high.val() {
+                        self.to_port.data.next = self.headers.four_dw.val();
                         if self.to_port.ready.val() && !self.decode.eop.val() {
                             self.mode.d.next = EgressMode::Pass;
                         }
@@ -147,7 +137,7 @@ impl Logic for EgressTranslate {
                         // Absorb the header beat; it leaves with the first payload DW.
                         self.to_port.valid.next = false;
                         self.take.next = true;
-                        self.held.d.next = self.shifted_header.val();
+                        self.held.d.next = self.headers.three_dw.val();
                         self.first_out.d.next = true;
                         self.mode.d.next = EgressMode::Shift;
                         if self.decode.eop.val() {
@@ -202,11 +192,11 @@ impl Logic for EgressTranslate {
                         && self.decode.sop.val()
                         && self.decode.global_write.val()
                         && self.decode.enabled.val()
-                        && (self.decode.local_addr.val().get_bits::<32>(32) == 0)
+                        && !self.headers.high.val()
                         && !self.decode.eop.val()
                     {
                         self.take.next = true;
-                        self.held.d.next = self.shifted_header.val();
+                        self.held.d.next = self.headers.three_dw.val();
                         self.first_out.d.next = true;
                         self.mode.d.next = EgressMode::Shift;
                     }
