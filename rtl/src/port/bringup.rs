@@ -1,6 +1,6 @@
 //! The bring-up engine of a port in the root-complex role: it configures the partner
 //! endpoint in the five steps of `peach2_regmap::config` (`bringup_step` says what each
-//! sends) and reports the outcome.
+//! sends, `bringup_verdict` what each completion means) and reports the outcome.
 //!
 //! Each step sends one config request (CfgRd0/CfgWr0, requester id 0, `first_be` 0xF, to
 //! bus [`PARTNER_BUS`] device 0 function 0) and waits for its completion: requester id 0
@@ -24,12 +24,13 @@
 //! endpoint, which restarts the sequence on the next link up.
 
 use super::bringup_step::{BringupStep, Step};
-use super::cfg_tlp::{CFG_RD0_DW0, CFG_WR0_DW0, STATUS_CRS, STATUS_SC, STATUS_UR};
+use super::bringup_verdict::BringupVerdict;
+use super::cfg_tlp::{CFG_RD0_DW0, CFG_WR0_DW0};
 use super::status_code;
 use crate::csr::wire_order::WireOrder;
 use crate::stream::TlpSource;
 use peach2_regmap::address::NODE_BITS;
-use peach2_regmap::config::{LinkError, DEVICE_ID, INFO_PORT_SHIFT, VENDOR_ID};
+use peach2_regmap::config::{LinkError, INFO_PORT_SHIFT};
 use rust_hdl::prelude::*;
 
 // `PORT_INFO` and `PARTNER_INFO`: the node id in bits 5:0, the port in bits 9:8.
@@ -97,27 +98,18 @@ pub struct BringUp {
     p_valid: DFF<Bit>,
     /// The current step's request (`bringup_step`).
     request: BringupStep,
+    /// What a completion means for it.
+    verdict: BringupVerdict,
     next_tag: Signal<Local, Bits<8>>,
     beat_dw0: Signal<Local, Bits<32>>,
     beat_dw1: Signal<Local, Bits<32>>,
     beat_dw3: Signal<Local, Bits<32>>,
     /// The write's value in wire byte order.
     wvalue_wire: WireOrder,
-    cpl_status: Signal<Local, Bits<3>>,
-    cpl_has_data: Signal<Local, Bit>,
-    cpl_value: Signal<Local, Bits<32>>,
-    matched: Signal<Local, Bit>,
     rd0_dw0: Constant<Bits<32>>,
     wr0_dw0: Constant<Bits<32>>,
-    status_sc: Constant<Bits<3>>,
-    status_ur: Constant<Bits<3>>,
-    status_crs: Constant<Bits<3>>,
-    identity: Constant<Bits<32>>,
     e_none: Constant<Bits<4>>,
     e_no_response: Constant<Bits<4>>,
-    e_not_endpoint: Constant<Bits<4>>,
-    e_not_peach2: Constant<Bits<4>>,
-    e_wrong_port: Constant<Bits<4>>,
     e_cfg_in_rc: Constant<Bits<4>>,
 }
 
@@ -153,26 +145,16 @@ impl Default for BringUp {
             p_port: Default::default(),
             p_valid: Default::default(),
             request: Default::default(),
+            verdict: Default::default(),
             next_tag: Default::default(),
             beat_dw0: Default::default(),
             beat_dw1: Default::default(),
             beat_dw3: Default::default(),
             wvalue_wire: Default::default(),
-            cpl_status: Default::default(),
-            cpl_has_data: Default::default(),
-            cpl_value: Default::default(),
-            matched: Default::default(),
             rd0_dw0: Constant::new(CFG_RD0_DW0.into()),
             wr0_dw0: Constant::new(CFG_WR0_DW0.into()),
-            status_sc: Constant::new(STATUS_SC.into()),
-            status_ur: Constant::new(STATUS_UR.into()),
-            status_crs: Constant::new(STATUS_CRS.into()),
-            identity: Constant::new(((u64::from(DEVICE_ID) << 16) | u64::from(VENDOR_ID)).into()),
             e_none: status_code(LinkError::None as u64),
             e_no_response: status_code(LinkError::NoResponse as u64),
-            e_not_endpoint: status_code(LinkError::PartnerNotEndpoint as u64),
-            e_not_peach2: status_code(LinkError::PartnerNotPeach2 as u64),
-            e_wrong_port: status_code(LinkError::WrongPartnerPort as u64),
             e_cfg_in_rc: status_code(LinkError::ConfigInRcRole as u64),
         }
     }
@@ -233,62 +215,40 @@ impl Logic for BringUp {
             }
         }
 
-        // The completion: DW1 status 15:13, DW2 requester id 31:16 and tag 15:8; the data
-        // lane byte-swapped back to a register value.
-        self.cpl_status.next = self.cpl.val().get_bits::<3>(45);
-        self.cpl_has_data.next = self.cpl.val().get_bit(30);
-        self.cpl_value.next = (bit_cast::<32, 8>(self.cpl.val().get_bits::<8>(120)))
-            | (bit_cast::<32, 8>(self.cpl.val().get_bits::<8>(112)) << 8)
-            | (bit_cast::<32, 8>(self.cpl.val().get_bits::<8>(104)) << 16)
-            | (bit_cast::<32, 8>(self.cpl.val().get_bits::<8>(96)) << 24);
-        self.matched.next = self.cpl_valid.val()
-            && self.request.active.val()
-            && (self.phase.q.val() == Phase::Wait)
-            && (self.cpl.val().get_bits::<16>(80) == 0)
-            && (self.cpl.val().get_bits::<8>(72) == self.tag.q.val());
+        // The completion's verdict on the request in flight.
+        self.verdict.cpl.next = self.cpl.val();
+        self.verdict.cpl_valid.next = self.cpl_valid.val();
+        self.verdict.waiting.next =
+            self.request.active.val() && (self.phase.q.val() == Phase::Wait);
+        self.verdict.tag.next = self.tag.q.val();
+        self.verdict.step.next = self.step.q.val();
+        self.verdict.is_read.next = self.request.is_read.val();
+        self.verdict.expected_partner.next = self.expected_partner.val();
+        self.unexpected.next = self.verdict.unexpected.val();
 
-        self.unexpected.next = self.cpl_valid.val() && !self.matched.val();
-
-        if self.request.active.val() && (self.phase.q.val() == Phase::Wait) {
+        if self.verdict.waiting.val() {
             self.timer.d.next = self.timer.q.val() + 1;
             if self.timer.q.val() >= self.cfg_timeout.val() {
                 self.step.d.next = Step::Failed;
                 self.err.d.next = self.e_no_response.val();
             }
         }
-        if self.matched.val() {
-            if self.cpl_status.val() == self.status_sc.val() {
-                self.step.d.next = self.request.next_step.val();
-                self.phase.d.next = Phase::Send;
-                self.timer.d.next = 0.into();
-                if self.request.is_read.val() && !self.cpl_has_data.val() {
-                    self.step.d.next = Step::Failed;
-                    self.err.d.next = self.e_not_peach2.val();
-                }
-                if (self.step.q.val() == Step::ReadId)
-                    && (self.cpl_value.val() != self.identity.val())
-                {
-                    self.step.d.next = Step::Failed;
-                    self.err.d.next = self.e_not_peach2.val();
-                }
-                if (self.step.q.val() == Step::ReadPortInfo) && self.cpl_has_data.val() {
-                    self.p_node.d.next = self.cpl_value.val().get_bits::<6>(0);
-                    self.p_port.d.next = self.cpl_value.val().get_bits::<2>(8);
-                    self.p_valid.d.next = true;
-                    if self.cpl_value.val().get_bits::<2>(8) != self.expected_partner.val() {
-                        self.step.d.next = Step::Failed;
-                        self.err.d.next = self.e_wrong_port.val();
-                    }
-                }
-            } else if self.cpl_status.val() == self.status_crs.val() {
-                self.phase.d.next = Phase::Send;
-            } else if self.cpl_status.val() == self.status_ur.val() {
-                self.step.d.next = Step::Failed;
-                self.err.d.next = self.e_not_endpoint.val();
-            } else {
-                self.step.d.next = Step::Failed;
-                self.err.d.next = self.e_not_peach2.val();
-            }
+        if self.verdict.success.val() {
+            self.step.d.next = self.request.next_step.val();
+            self.phase.d.next = Phase::Send;
+            self.timer.d.next = 0.into();
+        }
+        if self.verdict.resend.val() {
+            self.phase.d.next = Phase::Send;
+        }
+        if self.verdict.partner.val() {
+            self.p_node.d.next = self.verdict.partner_node.val();
+            self.p_port.d.next = self.verdict.partner_port.val();
+            self.p_valid.d.next = true;
+        }
+        if self.verdict.fail.val() {
+            self.step.d.next = Step::Failed;
+            self.err.d.next = self.verdict.err.val();
         }
         // Two root complexes cabled together: the partner's bring-up reached us. Once
         // ours is done, a config request is only a bad packet: answered UR, not fatal.

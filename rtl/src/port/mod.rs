@@ -9,6 +9,7 @@
 
 pub mod bringup;
 pub mod bringup_step;
+pub mod bringup_verdict;
 pub mod cfg_answer;
 pub mod cfg_regs;
 pub mod cfg_space;
