@@ -58,14 +58,19 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     pub count_data: Signal<Out, Bit>,
     /// Write a descriptor fetch's count (its channel's) next cycle.
     pub count_desc: Signal<Out, Bit>,
-    /// ... to 0 (it failed), not to `count_rem`.
+    /// ... to 0 (it failed), not to the count below.
     pub count_clear: Signal<Out, Bit>,
     /// The data read's tag.
     pub count_tag: Signal<Out, Bits<8>>,
     /// The read's channel.
     pub count_chan: Signal<Out, Bits<CB>>,
-    /// The read's DWs still to come after the completion.
+    /// The read's DWs still to come before this beat: the count a header writes when
+    /// payload beats follow.
     pub count_rem: Signal<Out, Bits<8>>,
+    /// ... and after this beat: the count its last beat writes.
+    pub count_less: Signal<Out, Bits<8>>,
+    /// This beat is the completion's last: the count is `count_less`.
+    pub count_last: Signal<Out, Bit>,
     /// Per channel pulse: a completion failed (the cycle after its header).
     pub cpl_error: Signal<Out, Bits<C>>,
     /// Per channel pulse: a completion arrived (timeout restart).
@@ -150,6 +155,8 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             count_tag: Default::default(),
             count_chan: Default::default(),
             count_rem: Default::default(),
+            count_less: Default::default(),
+            count_last: Default::default(),
             cpl_error: Default::default(),
             cpl_seen: Default::default(),
             cpl_unexpected: Default::default(),
@@ -269,9 +276,8 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         self.count_tag.next = self.progress.tag.val();
         self.count_chan.next = self.progress.chan.val();
         self.count_rem.next = self.progress.rem.val();
-        if self.cpl.eop.val() {
-            self.count_rem.next = self.progress.less.val();
-        }
+        self.count_less.next = self.progress.less.val();
+        self.count_last.next = self.cpl.eop.val();
 
         // The beat, registered; last cycle's beat's lanes into place.
         self.l_take.d.next = self.cpl.valid.val();

@@ -220,7 +220,12 @@ fn completions_land_and_count_under_random_idle() {
                 *read = None;
                 fails += 1;
             } else {
-                assert_eq!(u.count_rem.val().to_u64(), r.rem - n, "cycle {cycle}: rem");
+                let written = if u.count_last.val() {
+                    u.count_less.val()
+                } else {
+                    u.count_rem.val()
+                };
+                assert_eq!(written.to_u64(), r.rem - n, "cycle {cycle}: rem");
                 r.rem -= n;
                 if r.rem == 0 {
                     *read = None;

@@ -208,6 +208,8 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.count.clear.next = self.intake.count_clear.val();
         self.count.key.next = self.intake.count_tag.val();
         self.count.rem.next = self.intake.count_rem.val();
+        self.count.less.next = self.intake.count_less.val();
+        self.count.last.next = self.intake.count_last.val();
         self.tags.dec.next = self.count.pending.val();
         self.tags.dec_tag.next = self.count.pending_key.val();
         self.tags.dec_rem.next = self.count.value.val();
@@ -215,6 +217,8 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.fetches.count_clear.next = self.intake.count_clear.val();
         self.fetches.count_chan.next = self.intake.count_chan.val();
         self.fetches.count_rem.next = self.intake.count_rem.val();
+        self.fetches.count_less.next = self.intake.count_less.val();
+        self.fetches.count_last.next = self.intake.count_last.val();
 
         // Issue: record where the read's data goes.
         self.i_class.tag.next = self.issue_tag.val();

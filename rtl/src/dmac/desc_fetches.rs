@@ -23,12 +23,16 @@ pub struct DescFetches<const C: usize, const CB: usize> {
     pub issue_len_dw: Signal<In, Bits<8>>,
     /// Write `count_chan`'s count next cycle (a completion of its fetch).
     pub count_we: Signal<In, Bit>,
-    /// ... to 0 (the completion failed), not to `count_rem`.
+    /// ... to 0 (the completion failed), not to the count below.
     pub count_clear: Signal<In, Bit>,
     /// The channel.
     pub count_chan: Signal<In, Bits<CB>>,
-    /// Its fetch's DWs still to come after the completion.
+    /// Its fetch's DWs still to come before the completion's beat.
     pub count_rem: Signal<In, Bits<8>>,
+    /// ... and after it.
+    pub count_less: Signal<In, Bits<8>>,
+    /// The beat is the completion's last: the count is `count_less`, not `count_rem`.
+    pub count_last: Signal<In, Bit>,
     /// Per channel pulse: forget its fetch (after an error).
     pub chan_reset: Signal<In, Bits<C>>,
     /// Per channel: its fetch's DWs still to come, with last cycle's count written.
@@ -62,6 +66,8 @@ impl<const C: usize, const CB: usize> DescFetches<C, CB> {
             count_clear: Default::default(),
             count_chan: Default::default(),
             count_rem: Default::default(),
+            count_less: Default::default(),
+            count_last: Default::default(),
             chan_reset: Default::default(),
             rem: array_init::array_init(|_| Default::default()),
             busy: Default::default(),
@@ -92,6 +98,8 @@ impl<const C: usize, const CB: usize> Logic for DescFetches<C, CB> {
         self.count.clear.next = self.count_clear.val();
         self.count.key.next = self.count_chan.val();
         self.count.rem.next = self.count_rem.val();
+        self.count.less.next = self.count_less.val();
+        self.count.last.next = self.count_last.val();
         self.busy.next = self.busy_q.q.val();
         self.done.next = self.done_q.q.val();
         self.busy_n.next = self.busy_q.q.val();
@@ -165,7 +173,17 @@ mod tests {
             u.count_clear.next = fail;
             u.count_chan.next = (cpl.unwrap_or(0) as u64).into();
             let rem_after = cpl.map_or(0, |c| fetch[c].unwrap().saturating_sub(n));
-            u.count_rem.next = rem_after.into();
+            // The count after the beat comes on `count_less` at a last beat, else on
+            // `count_rem`; the other carries anything.
+            let last = rng.chance(0.5);
+            let (rem, less) = if last {
+                (rng.below(256), rem_after)
+            } else {
+                (rem_after, rng.below(256))
+            };
+            u.count_rem.next = rem.into();
+            u.count_less.next = less.into();
+            u.count_last.next = last;
             // An issue on an idle channel, never the one a completion counts.
             let idle: Vec<usize> = (0..C)
                 .filter(|&c| fetch[c].is_none() && Some(c) != cpl)

@@ -16,12 +16,16 @@ pub struct PendingCount<const KB: usize> {
     pub reset: Signal<In, Bit>,
     /// Write `key`'s count next cycle.
     pub we: Signal<In, Bit>,
-    /// ... to 0 (a failed completion), not to `rem`.
+    /// ... to 0 (a failed completion), not to the count below.
     pub clear: Signal<In, Bit>,
     /// Whose count.
     pub key: Signal<In, Bits<KB>>,
-    /// The DWs still to come after the completion.
+    /// The DWs still to come before the completion's beat (the count unchanged).
     pub rem: Signal<In, Bits<8>>,
+    /// ... and after it.
+    pub less: Signal<In, Bits<8>>,
+    /// The beat is the completion's last: write `less`, not `rem`.
+    pub last: Signal<In, Bit>,
     /// The write lands this cycle.
     pub pending: Signal<Out, Bit>,
     /// Its key.
@@ -34,19 +38,28 @@ pub struct PendingCount<const KB: usize> {
     clear_q: DFF<Bit>,
     key_q: DFF<Bits<KB>>,
     rem_q: DFF<Bits<8>>,
+    /// Both counts stay beside the choice (not chosen before the registers): the choice
+    /// would come after the tag's lookup and the subtraction, the count's deepest path.
+    less_q: DFF<Bits<8>>,
+    last_q: DFF<Bit>,
 }
 
 impl<const KB: usize> Logic for PendingCount<KB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, we_q, clear_q, key_q, rem_q);
+        dff_setup!(self, clock, we_q, clear_q, key_q, rem_q, less_q, last_q);
         self.we_q.d.next = self.we.val();
         self.clear_q.d.next = self.clear.val();
         self.key_q.d.next = self.key.val();
         self.rem_q.d.next = self.rem.val();
+        self.less_q.d.next = self.less.val();
+        self.last_q.d.next = self.last.val();
         self.pending.next = self.we_q.q.val();
         self.pending_key.next = self.key_q.q.val();
         self.value.next = self.rem_q.q.val();
+        if self.last_q.q.val() {
+            self.value.next = self.less_q.q.val();
+        }
         if self.clear_q.q.val() {
             self.value.next = 0.into();
         }
@@ -62,32 +75,45 @@ mod tests {
     use crate::harness::{Lcg, Stepper};
 
     /// Random writes, clears and resets: each comes out the next cycle, with its key and
-    /// its count (0 when cleared); a reset drops the write on its way.
+    /// its count (0 when cleared, the count after the beat on a last beat); a reset drops
+    /// the write on its way.
     #[test]
     fn a_write_lands_a_cycle_later_with_its_count() {
         let mut s = Stepper::new(PendingCount::<3>::default(), |b| &mut b.clock);
         let mut rng = Lcg(0xC0);
-        let mut last: Option<(u64, u64)> = None;
+        let mut written: Option<(u64, u64)> = None;
         let (mut writes, mut clears) = (0, 0);
         for cycle in 0..5_000 {
             let (we, clear, reset) = (rng.chance(0.5), rng.chance(0.3), rng.chance(0.02));
-            let (key, rem) = (rng.below(8), rng.below(256));
+            let (key, rem, less, last) = (
+                rng.below(8),
+                rng.below(256),
+                rng.below(256),
+                rng.chance(0.5),
+            );
             let u = &mut s.uut;
             u.we.next = we;
             u.clear.next = clear;
             u.key.next = key.into();
             u.rem.next = rem.into();
+            u.less.next = less.into();
+            u.last.next = last;
             u.reset.next = reset || cycle == 0;
             s.settle();
             let u = &s.uut;
-            assert_eq!(u.pending.val(), last.is_some(), "cycle {cycle}");
-            if let Some((k, v)) = last {
+            assert_eq!(u.pending.val(), written.is_some(), "cycle {cycle}");
+            if let Some((k, v)) = written {
                 assert_eq!(u.pending_key.val().to_u64(), k, "cycle {cycle}: key");
                 assert_eq!(u.value.val().to_u64(), v, "cycle {cycle}: count");
             }
-            last = (we && !reset && cycle > 0).then_some((key, if clear { 0 } else { rem }));
-            writes += usize::from(last.is_some());
-            clears += usize::from(last.is_some() && clear);
+            let count = match (clear, last) {
+                (true, _) => 0,
+                (false, true) => less,
+                (false, false) => rem,
+            };
+            written = (we && !reset && cycle > 0).then_some((key, count));
+            writes += usize::from(written.is_some());
+            clears += usize::from(written.is_some() && clear);
             s.tick();
         }
         assert!(
