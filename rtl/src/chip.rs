@@ -399,15 +399,7 @@ impl Logic for Peach2Core {
             self.ports[p].port.bar2_base_hi.next = self.ports[0].bar2_base_hi.val();
 
             // Into the crossbar.
-            self.xbar.sinks[p].data.next = self.ports[p].to_xbar.data.val();
-            self.xbar.sinks[p].sop.next = self.ports[p].to_xbar.sop.val();
-            self.xbar.sinks[p].eop.next = self.ports[p].to_xbar.eop.val();
-            self.xbar.sinks[p].empty.next = self.ports[p].to_xbar.empty.val();
-            self.xbar.sinks[p].dest.next = self.ports[p].to_xbar.dest.val();
-            self.xbar.sinks[p].src.next = self.ports[p].to_xbar.src.val();
-            self.xbar.sinks[p].unsupported.next = self.ports[p].to_xbar.unsupported.val();
-            self.xbar.sinks[p].valid.next = self.ports[p].to_xbar.valid.val();
-            self.ports[p].to_xbar.ready.next = self.xbar.sinks[p].ready.val();
+            TlpSource::join(&mut self.ports[p].to_xbar, &mut self.xbar.sinks[p]);
 
             // Events counted against the port, its status for the register file.
             self.ports[p].drop_xbar.next = self.xbar.dropped.val().get_bit(p);
