@@ -38,9 +38,13 @@ pub struct RouteLookup {
     pub ok: Signal<Out, Bit>,
     /// Crossbar destination, when `ok`.
     pub dest: Signal<Out, Bits<3>>,
+    /// The address's node (bits 41:36).
     node: Signal<Local, Bits<6>>,
+    /// The address's target (bits 35:33): host or GPU below 5, the chip's own memory at 5.
     target: Signal<Local, Bits<3>>,
+    /// `ROUTE[node]`: bit 2 valid, bits 1:0 the port.
     entry: Signal<Local, Bits<3>>,
+    /// The link of the port `entry` names is ready.
     out_ready: Signal<Local, Bit>,
 }
 

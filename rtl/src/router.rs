@@ -101,20 +101,35 @@ pub struct Router {
     pub unsupported: Signal<Out, Bit>,
     /// Replace address bits 63:40 with the global base (a BAR2 hit at N).
     pub rewrite_global: Signal<Out, Bit>,
+    /// The fmt field (DW0 bits 31:29).
     fmt: Signal<Local, Bits<3>>,
+    /// The type field (DW0 bits 28:24).
     typ: Signal<Local, Bits<5>>,
+    /// A memory request: a read, a locked read or a write.
     is_mem: Signal<Local, Bit>,
+    /// An atomic request: FetchAdd, Swap or CAS.
     is_atomic: Signal<Local, Bit>,
+    /// An I/O read or write request.
     is_io: Signal<Local, Bit>,
+    /// A config request, type 0 or type 1.
     is_cfg: Signal<Local, Bit>,
+    /// A completion (Cpl, CplD, CplLk or CplDLk).
     is_cpl: Signal<Local, Bit>,
+    /// A message (Msg or MsgD).
     is_msg: Signal<Local, Bit>,
+    /// A non-posted request (a memory read, an I/O request or an atomic): it needs an answer.
     non_posted: Signal<Local, Bit>,
+    /// Address bits 63:32 (0 for a 3-DW header).
     addr_hi: Signal<Local, Bits<32>>,
+    /// Address bits 31:0.
     addr_lo: Signal<Local, Bits<32>>,
+    /// The port is N (index 0), the only one with BARs.
     is_n: Signal<Local, Bit>,
+    /// At N with BAR0 enabled, a 32-bit address in BAR0 (bits 31:16 are its base).
     bar0_hit: Signal<Local, Bit>,
+    /// At N with BAR2 enabled, a 4-DW request whose address bits 63:42 are BAR2's base.
     bar2_hit: Signal<Local, Bit>,
+    /// The address is global: a BAR2 hit, or away from N, bits 63:42 are the global base.
     is_global: Signal<Local, Bit>,
     /// `first_be` (DW1 bits 3:0).
     first_be: Signal<Local, Bits<4>>,
@@ -126,6 +141,7 @@ pub struct Router {
     be_ok: Signal<Local, Bit>,
     /// Where a global write goes.
     lookup: RouteLookup,
+    /// The global space's base (address bits 63:42), to tell a global address away from N.
     global_base_hi: Constant<Bits<22>>,
 }
 

@@ -57,23 +57,35 @@ pub struct PortCounters {
     pub errors_count: Signal<Out, Bits<32>>,
     /// `UR_SENT`.
     pub ur_sent_count: Signal<Out, Bits<32>>,
+    /// See `tlps_in_count`.
     tlps_in: DFF<Bits<32>>,
+    /// See `bytes_in_count`.
     bytes_in_acc: DFF<Bits<32>>,
+    /// See `tlps_out_count`.
     tlps_out: DFF<Bits<32>>,
+    /// See `bytes_out_count`.
     bytes_out_acc: DFF<Bits<32>>,
+    /// See `drops_count`.
     drops: DFF<Bits<32>>,
+    /// See `errors_count`.
     errors: DFF<Bits<32>>,
+    /// See `ur_sent_count`.
     urs: DFF<Bits<32>>,
     /// The events of the cycle before, in the order of the inputs.
     ev_tlp_in: DFF<Bit>,
+    /// `bytes_in` of the cycle before.
     ev_bytes_in: DFF<Bits<5>>,
+    /// `tlp_out` of the cycle before.
     ev_tlp_out: DFF<Bit>,
+    /// `bytes_out` of the cycle before.
     ev_bytes_out: DFF<Bits<5>>,
     /// Drop pulses of the cycle before, one bit per place (they may coincide).
     ev_drop_at: DFF<Bits<5>>,
     /// How many of those there were.
     ev_drops: DFF<Bits<3>>,
+    /// `malformed` of the cycle before.
     ev_malformed: DFF<Bit>,
+    /// `ur_sent` of the cycle before.
     ev_ur_sent: DFF<Bit>,
 }
 

@@ -111,17 +111,29 @@ pub struct DmaChannelRegs {
     wd_lo: Signal<Local, Bits<64>>,
     /// The same, as the high half.
     wd_hi: Signal<Local, Bits<64>>,
+    /// `CONTROL`'s index in the block (a write with the start bit pulses `start`; reads 0).
     at_control: Constant<Bits<REG_BITS>>,
+    /// `STATUS`'s index in the block (read from the channel).
     at_status: Constant<Bits<REG_BITS>>,
+    /// `COUNT`'s index in the block (read from the channel).
     at_count: Constant<Bits<REG_BITS>>,
+    /// `CURRENT_LO`'s index in the block (read from the channel).
     at_current_lo: Constant<Bits<REG_BITS>>,
+    /// `CURRENT_HI`'s index in the block (read from the channel).
     at_current_hi: Constant<Bits<REG_BITS>>,
+    /// `DESC_LO`'s index in the block.
     at_desc_lo: Constant<Bits<REG_BITS>>,
+    /// `DESC_HI`'s index in the block.
     at_desc_hi: Constant<Bits<REG_BITS>>,
+    /// `NOTIFY_RX_LO`'s index in the block.
     at_rx_lo: Constant<Bits<REG_BITS>>,
+    /// `NOTIFY_RX_HI`'s index in the block.
     at_rx_hi: Constant<Bits<REG_BITS>>,
+    /// `NOTIFY_SELF_LO`'s index in the block.
     at_self_lo: Constant<Bits<REG_BITS>>,
+    /// `NOTIFY_SELF_HI`'s index in the block.
     at_self_hi: Constant<Bits<REG_BITS>>,
+    /// `NOTIFY_VALUE`'s index in the block.
     at_value: Constant<Bits<REG_BITS>>,
     /// `CONTROL`'s host bit.
     host_bit: Constant<Bits<32>>,

@@ -53,15 +53,25 @@ pub struct DmaRegs {
     rd_q: DFF<Bits<32>>,
     /// The channels' answers to the address on the bus.
     answer: Signal<Local, Bits<32>>,
+    /// The DW index of `DMA_CHAIN_LIMIT`.
     at_limit: Constant<Bits<ADDR_BITS>>,
+    /// The DW index of `DMA_CPL_TIMEOUT`.
     at_timeout: Constant<Bits<ADDR_BITS>>,
+    /// The DW index of `DMA_MSI_ADDR_LO`.
     at_msi_lo: Constant<Bits<ADDR_BITS>>,
+    /// The DW index of `DMA_MSI_ADDR_HI`.
     at_msi_hi: Constant<Bits<ADDR_BITS>>,
+    /// The DW index of `DMA_MSI_DATA`.
     at_msi_data: Constant<Bits<ADDR_BITS>>,
+    /// The DW index of `DMA_CONFIG`.
     at_mode: Constant<Bits<ADDR_BITS>>,
+    /// The bits `DMA_CONFIG` has (`NOTIFY_AT_LAST_READ`); writes to the others are dropped.
     mode_mask: Constant<Bits<32>>,
+    /// `DMA_CONFIG`'s reset value: 0, notifications follow the data.
     mode_reset: Constant<Bits<32>>,
+    /// `DMA_CHAIN_LIMIT`'s reset value: 1024, the size of the internal memory.
     limit_reset: Constant<Bits<32>>,
+    /// `DMA_CPL_TIMEOUT`'s reset value: 65536 cycles.
     timeout_reset: Constant<Bits<32>>,
     /// Per channel: its block of BAR0 (DW index bits 13:4).
     block: [Constant<Bits<BLOCK_BITS>>; CHANNELS],

@@ -64,7 +64,9 @@ pub struct CsrRegs {
     /// fifty-odd registers and the groups was the core's deepest path; the parts are ORed
     /// on the way out.
     rd_port: [DFF<Bits<32>>; 4],
+    /// The answer among the other registers (`misc_answer`), registered.
     rd_misc: DFF<Bits<32>>,
+    /// The groups' answer, registered.
     rd_groups: DFF<Bits<32>>,
     /// Per port: the answer to the address on the bus among its registers.
     port_answer: [Signal<Local, Bits<32>>; 4],
@@ -72,14 +74,23 @@ pub struct CsrRegs {
     misc_answer: Signal<Local, Bits<32>>,
     /// `NODE_ID` after the write's enabled bytes.
     node_merged: Signal<Local, Bits<32>>,
+    /// `ID`'s value, "PEC2": read-only.
     id_value: Constant<Bits<32>>,
+    /// `VERSION`'s value (major in 31:16, minor in 15:0): read-only.
     version_value: Constant<Bits<32>>,
+    /// The DW index of `ID`.
     at_id: Constant<Bits<ADDR_BITS>>,
+    /// The DW index of `VERSION`.
     at_version: Constant<Bits<ADDR_BITS>>,
+    /// The DW index of `NODE_ID`.
     at_node: Constant<Bits<ADDR_BITS>>,
+    /// The DW index of `SCRATCH`.
     at_scratch: Constant<Bits<ADDR_BITS>>,
+    /// The DW index of `CPL_UNEXPECTED`.
     at_unexpected: Constant<Bits<ADDR_BITS>>,
+    /// Per port: the DW index of its `PORT_STATUS`.
     at_port_status: [Constant<Bits<ADDR_BITS>>; 4],
+    /// Per port: the DW index of its `PORT_CONFIG`.
     at_port_config: [Constant<Bits<ADDR_BITS>>; 4],
     /// Per port p and counter k: at `7p + k`.
     at_port_counter: [Constant<Bits<ADDR_BITS>>; COUNTERS],

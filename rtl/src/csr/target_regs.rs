@@ -40,8 +40,11 @@ pub struct TargetRegs {
     rd_ctrl: Signal<Local, Bit>,
     /// A `TARGET_CTRL` register is read.
     rd_ctrl_hit: Signal<Local, Bit>,
+    /// Per target: the DW index of its `TARGET_LO`.
     at_lo: [Constant<Bits<ADDR_BITS>>; TARGETS],
+    /// Per target: the DW index of its `TARGET_HI`.
     at_hi: [Constant<Bits<ADDR_BITS>>; TARGETS],
+    /// Per target: the DW index of its `TARGET_CTRL`.
     at_ctrl: [Constant<Bits<ADDR_BITS>>; TARGETS],
 }
 

@@ -152,7 +152,9 @@ pub struct ChainWalk {
     after_data: Signal<Local, ChanState>,
     /// The causes the walk finds itself (the descriptor's come from `check_cause`).
     chain_limit_code: CauseCode<{ ErrorCause::ChainLimit as u64 }>,
+    /// The ErrorCause code for a read completion that came back failed.
     cpl_error_code: CauseCode<{ ErrorCause::CplError as u64 }>,
+    /// The ErrorCause code for a read that got no completion within `DMA_CPL_TIMEOUT`.
     cpl_timeout_code: CauseCode<{ ErrorCause::CplTimeout as u64 }>,
 }
 

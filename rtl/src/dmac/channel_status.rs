@@ -27,7 +27,9 @@ pub struct ChannelStatus {
     pub current: Signal<Out, Bits<64>>,
     /// `STATUS` bits 1:0 while the channel runs, is done, has failed.
     busy_state: StateCode<{ ChannelState::Busy as u64 }>,
+    /// `STATUS` bits 1:0 once the channel is done.
     done_state: StateCode<{ ChannelState::Done as u64 }>,
+    /// `STATUS` bits 1:0 once the channel has failed.
     error_state: StateCode<{ ChannelState::Error as u64 }>,
     /// Where `STATUS` holds the cause.
     cause_shift: Fixed<{ STATUS_CAUSE_SHIFT as u64 }, 32>,

@@ -55,12 +55,19 @@ pub struct Cursor {
     pub end_pos: Signal<Out, Bits<16>>,
     /// Blocks not yet walked completely (0: the descriptor's data is done).
     pub rows: Signal<Out, Bits<17>>,
+    /// See `addr`.
     addr_q: DFF<Bits<64>>,
+    /// Address of the current block's start.
     row_q: DFF<Bits<64>>,
+    /// Bytes of the current block not yet walked, from `addr`.
     left_q: DFF<Bits<25>>,
+    /// See `rows`.
     rows_q: DFF<Bits<17>>,
+    /// See `pos`.
     pos_q: DFF<Bits<16>>,
+    /// See `n`.
     n_q: DFF<Bits<8>>,
+    /// See `ready`: low the cycle after a load or a grant.
     ready_q: DFF<Bit>,
     /// `pos + n`, worked out beside `n` from the position of the cycle before: while
     /// `ready` is high nothing moved the cursor in that cycle (a grant or a load lowers
@@ -68,9 +75,13 @@ pub struct Cursor {
     end_pos_q: DFF<Bits<16>>,
     /// `max`, a cycle late: the configuration register is not on the size's path.
     max_q: DFF<Bits<8>>,
+    /// DWs from the cursor's address up to the next `max`-DW boundary.
     room: Signal<Local, Bits<8>>,
+    /// DWs of the TLP at the registers: `room`, or what is left of the block if less.
     n_next: Signal<Local, Bits<8>>,
+    /// Address of the next block: the current block's start plus `pitch`.
     next_row: Signal<Local, Bits<64>>,
+    /// Ring position of the next block's first DW: a fresh line, at its address's lane.
     next_pos: Signal<Local, Bits<16>>,
     /// Past the TLP, rounded up to the next line before the mask (a sum in its own width;
     /// see `verilog::widths`).

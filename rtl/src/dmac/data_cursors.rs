@@ -59,7 +59,9 @@ pub struct DataCursors {
     pub done: Signal<Out, Bit>,
     /// Blocks are left to read (the last read has not been taken).
     pub reads_left: Signal<Out, Bit>,
+    /// The read cursor: the source's MRds, at most min(MRRS, 512) bytes each.
     rd: Cursor,
+    /// The write cursor: the destination's MWrs, at most min(MPS, 256) bytes each.
     wr: Cursor,
     /// Ring position up to which writes have freed the ring.
     wfree: DFF<Bits<16>>,

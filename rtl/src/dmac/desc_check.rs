@@ -40,20 +40,31 @@ pub struct DescCheck {
     pub rx_ok: Signal<In, Bit>,
     /// The cause code; 0 when the descriptor may run.
     pub cause: Signal<Out, Bits<4>>,
+    /// The descriptor is 2-D (its `TWO_D` flag).
     two_d: Signal<Local, Bit>,
+    /// A notification slot or the MSI address the flags use is not DW aligned.
     slots_misaligned: Signal<Local, Bit>,
+    /// An address, length, pitch or slot the descriptor uses is not a multiple of 4.
     misaligned: Signal<Local, Bit>,
+    /// Source and destination (or, 2-D, the two pitches) differ in their low 4 bits.
     low_bits: Signal<Local, Bit>,
+    /// The length or the height is zero.
     zero: Signal<Local, Bit>,
     /// The longest length or width.
     max_length: Fixed<{ MAX_LENGTH as u64 }, 32>,
     /// The codes of the causes the check reports.
     misaligned_code: CauseCode<{ ErrorCause::Misaligned as u64 }>,
+    /// The ErrorCause code for source and destination differing in their low 4 bits.
     low_bits_code: CauseCode<{ ErrorCause::LowBitsDiffer as u64 }>,
+    /// The ErrorCause code for a zero length or height.
     zero_code: CauseCode<{ ErrorCause::ZeroLength as u64 }>,
+    /// The ErrorCause code for a write-immediate descriptor not 4 bytes long, or 2-D.
     bad_immediate_code: CauseCode<{ ErrorCause::BadImmediate as u64 }>,
+    /// The ErrorCause code for a length above `MAX_LENGTH`.
     oversized_code: CauseCode<{ ErrorCause::Oversized as u64 }>,
+    /// The ErrorCause code for a source that is a global address.
     source_not_local_code: CauseCode<{ ErrorCause::SourceNotLocal as u64 }>,
+    /// The ErrorCause code for a destination or receiver's slot the chip cannot route.
     unroutable_code: CauseCode<{ ErrorCause::Unroutable as u64 }>,
 }
 

@@ -45,7 +45,9 @@ pub struct DescFetches<const C: usize, const CB: usize> {
     count: PendingCount<CB>,
     /// Per channel: DWs still to come (but for `count`'s write).
     rem_q: [DFF<Bits<8>>; C],
+    /// See `busy`.
     busy_q: DFF<Bits<C>>,
+    /// See `done`.
     done_q: DFF<Bits<C>>,
     /// `busy` for the next cycle.
     busy_n: Signal<Local, Bits<C>>,

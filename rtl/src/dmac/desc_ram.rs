@@ -33,6 +33,7 @@ pub struct DescRam<const C: usize> {
     pub desc_valid: Signal<Out, Bits<C>>,
     /// The descriptor read, DW k in bits 32k+31..32k.
     pub desc: Signal<Out, Bits<256>>,
+    /// The eight block RAMs: bank k holds DW k of every descriptor.
     banks: [RAM<Bits<32>, 10>; 8],
     /// The channel granted last cycle: its descriptor is on `desc`.
     granted: DFF<Bits<C>>,

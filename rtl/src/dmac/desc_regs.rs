@@ -74,6 +74,7 @@ pub struct DescRegs {
     pub next_host: Signal<Out, Bits<64>>,
     /// The next internal descriptor's byte offset (index << 5).
     pub next_int: Signal<Out, Bits<64>>,
+    /// The current descriptor's eight DWs, in register byte order.
     d: [DFF<Bits<32>>; 8],
     /// Each lane's DW in register byte order.
     sw: [WireOrder; 4],

@@ -30,7 +30,9 @@ pub struct DestRoute {
     pub dest: Signal<Out, Bits<3>>,
     /// The address can be routed.
     pub ok: Signal<Out, Bit>,
+    /// The chip's route lookup, for a global address (one-DW writes may go to internal).
     lookup: RouteLookup,
+    /// The global space's base (address bits 63:42), to tell a global address.
     global_base_hi: Constant<Bits<22>>,
 }
 

@@ -75,6 +75,7 @@ pub struct EndWrites {
     /// `EndWrites`; else it follows `next` at once): the flagged ones, or, when they
     /// started early, those not yet taken.
     pub remaining: Signal<Out, Bit>,
+    /// The write on offer (`Idle`: none).
     state: DFF<EndWrite>,
     /// The writes started before the data was written (cleared when it is).
     early: DFF<Bit>,

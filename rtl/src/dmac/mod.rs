@@ -183,10 +183,15 @@ pub struct Dmac<const C: usize, const CB: usize> {
     pub msi_data: Signal<In, Bits<32>>,
     /// Pulse: a completion matched no outstanding read.
     pub cpl_unexpected: Signal<Out, Bit>,
+    /// The channels.
     chans: [DmaChannel; C],
+    /// The internal descriptor memory: written through BAR0, read by the channels.
     desc_ram: DescRam<C>,
+    /// The read requester: the channels' MRds, round robin, towards N.
     read_req: ReadReq<C, CB>,
+    /// Completion reassembly: completions into the reorder buffer, fetched descriptors out.
     reasm: CplReassembly<C, CB>,
+    /// The write generator: the channels' MWrs from the reorder buffer, and notifications.
     write_gen: WriteGen<C, CB>,
     /// The reorder buffer's four banks (bank = ring position mod 4).
     ring: [RAM<Bits<32>, 10>; 4],

@@ -32,15 +32,19 @@ pub struct PendingCount<const KB: usize> {
     pub pending_key: Signal<Out, Bits<KB>>,
     /// Its count, as readers see it this cycle.
     pub value: Signal<Out, Bits<8>>,
+    /// `we` of the cycle before: see `pending`.
     we_q: DFF<Bit>,
     /// The clear stays beside the count (not folded into it before the register): the
     /// failure it comes from is the header's checks, the deepest path.
     clear_q: DFF<Bit>,
+    /// `key` of the cycle before: see `pending_key`.
     key_q: DFF<Bits<KB>>,
+    /// `rem` of the cycle before.
     rem_q: DFF<Bits<8>>,
     /// Both counts stay beside the choice (not chosen before the registers): the choice
     /// would come after the tag's lookup and the subtraction, the count's deepest path.
     less_q: DFF<Bits<8>>,
+    /// `last` of the cycle before.
     last_q: DFF<Bit>,
 }
 

@@ -41,7 +41,9 @@ pub struct ReadOrder {
     issued: DFF<Bits<4>>,
     /// Reads retired, mod 16 (its low bits are the oldest read's tag index).
     retired: DFF<Bits<4>>,
+    /// See `busy`.
     busy_q: DFF<Bits<8>>,
+    /// See `avail`.
     avail_q: DFF<Bits<16>>,
     /// `busy` for the next cycle.
     busy_n: Signal<Local, Bits<8>>,

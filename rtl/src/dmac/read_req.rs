@@ -51,17 +51,25 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     rd_slot: DFF<Bit>,
     /// The granted request as a beat.
     beat_data: Signal<Local, Bits<128>>,
+    /// Its `empty`: 1 for a 3-DW header, 0 for a 4-DW one.
     beat_empty: Signal<Local, Bits<2>>,
     /// The beat on offer leaves this cycle.
     pop: Signal<Local, Bit>,
     /// Per channel: a read is wanted.
     valid: Signal<Local, Bits<C>>,
+    /// The round-robin choice among the channels that want a read, while a slot is free.
     rr: RoundRobin<C, CB>,
+    /// The channel picked.
     pick: Signal<Local, Bits<CB>>,
+    /// The picked read's address.
     addr: Signal<Local, Bits<64>>,
+    /// The picked read's length in DWs.
     len: Signal<Local, Bits<8>>,
+    /// The picked read's tag.
     tag: Signal<Local, Bits<8>>,
+    /// The picked read's ring position.
     pos: Signal<Local, Bits<16>>,
+    /// The picked read's ring position one past its last DW.
     end_pos: Signal<Local, Bits<16>>,
     /// Per channel: its address needs a 4-DW header.
     forms: HeaderForms<C>,
@@ -69,8 +77,11 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     one_each: Signal<Local, Bits<C>>,
     /// The picked read's header form and `one_each`.
     wide: Signal<Local, Bit>,
+    /// The picked read's `one_each`.
     one: Signal<Local, Bit>,
+    /// Header DW0 of the MRd: fmt (3-DW or 4-DW header), type 0, the length.
     dw0: Signal<Local, Bits<32>>,
+    /// Header DW1 of the MRd: requester id, tag, last and first DW byte enables.
     dw1: Signal<Local, Bits<32>>,
 }
 

@@ -52,9 +52,13 @@ pub struct TagTable<const C: usize> {
     pub issue_end: Signal<In, Bits<16>>,
     /// Its length in DWs.
     pub issue_rem: Signal<In, Bits<8>>,
+    /// Per tag: its read's first DW's ring position.
     _start: Vec<Bits<16>>,
+    /// Per tag: its read's end ring position.
     _end: Vec<Bits<16>>,
+    /// Per tag: its read's length in DWs.
     _len: Vec<Bits<8>>,
+    /// Per tag: its read's DWs still to come.
     _rem: Vec<Bits<8>>,
     /// Per tag: its count is 0, written with the count (a flag of its own so that the
     /// zero test is not on retirement's path).

@@ -90,16 +90,22 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     /// (`a_cur`), so these sums wait on no round robin; both forms' sums, chosen after,
     /// so they wait on no address compare either.
     forms: HeaderForms<C>,
+    /// Per channel: its write's DWs, header and payload.
     total_each: [Signal<Local, Bits<9>>; C],
+    /// Per channel: the ring position of its write's lane index 0 (before its payload
+    /// by the header's DWs).
     cur_each: [Signal<Local, Bits<16>>; C],
     /// Bit c: channel c's write is one beat (at most 4 DWs with its header).
     one_beat: Signal<Local, Bits<C>>,
     /// Channel c's payload DWs, inside that loop.
     len_c: Signal<Local, Bits<7>>,
-    /// The picked channel's header form, `one_beat`, `total_each`, `cur_each`.
+    /// The picked channel's header form (4-DW).
     g_wide: Signal<Local, Bit>,
+    /// Its `one_beat`.
     g_one_beat: Signal<Local, Bit>,
+    /// Its `total_each`.
     g_total: Signal<Local, Bits<9>>,
+    /// Its `cur_each`.
     g_cur: Signal<Local, Bits<16>>,
     /// The picked channel's payload DWs.
     g_len: Signal<Local, Bits<7>>,

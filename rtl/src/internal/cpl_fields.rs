@@ -33,7 +33,9 @@ pub struct CplFields {
     pub dw2: Signal<Out, Bits<32>>,
     /// The request's length field (0 means 1024 DWs).
     length: Signal<Local, Bits<10>>,
+    /// The request's `first_be` (DW1 bits 3:0).
     first_be: Signal<Local, Bits<4>>,
+    /// The request's `last_be` (DW1 bits 7:4).
     last_be: Signal<Local, Bits<4>>,
     /// MRd or MRdLk (fmt 000/001, type 0000x).
     mem_read: Signal<Local, Bit>,
@@ -47,7 +49,9 @@ pub struct CplFields {
     lead: Signal<Local, Bits<12>>,
     /// Bytes disabled after the last enabled byte.
     trail: Signal<Local, Bits<12>>,
+    /// The completion's Byte Count.
     byte_count: Signal<Local, Bits<12>>,
+    /// The completion's Lower Address.
     lower_addr: Signal<Local, Bits<7>>,
 }
 

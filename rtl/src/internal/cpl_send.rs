@@ -52,7 +52,9 @@ pub struct CplSend {
     second: DFF<Bit>,
     /// The header's DWs, from the request of the cycle before.
     hdr_dw0: DFF<Bits<32>>,
+    /// Header DW 1: completer id, status, byte count.
     hdr_dw1: DFF<Bits<32>>,
+    /// Header DW 2: requester id, tag, lower address.
     hdr_dw2: DFF<Bits<32>>,
     /// The answer is on offer: asked for at the last edge, and the header registers hold
     /// the current request's (no `load` at that edge).

@@ -62,13 +62,19 @@ pub struct InternalMux {
     cur: DFF<Bit>,
     /// Outbound: the last packet sent was a write (reads go next when both wait).
     last: DFF<Bit>,
+    /// Inbound: the packet from the crossbar is a completion with one of the DMA's tags,
+    /// decided at its first beat and held in `in_dma` after (never while the loop's
+    /// write goes to the completer).
     sel_dma: Signal<Local, Bit>,
     /// The DMA write stream carries a packet for the internal port.
     wr_loop: Signal<Local, Bit>,
     /// This packet comes in through the loop.
     use_loop: Signal<Local, Bit>,
+    /// Inbound: the beat on offer (the crossbar's, or the loop's).
     in_valid: Signal<Local, Bit>,
+    /// ... is taken this cycle by its reader.
     in_ready: Signal<Local, Bit>,
+    /// ... is its packet's last.
     in_eop: Signal<Local, Bit>,
     /// Outbound: a write waits (not one of the loop's).
     wr_req: Signal<Local, Bit>,
@@ -76,6 +82,7 @@ pub struct InternalMux {
     pick_wr: Signal<Local, Bit>,
     /// Outbound: the write stream drives the crossbar input this cycle.
     src_wr: Signal<Local, Bit>,
+    /// Outbound: a beat went into the crossbar this cycle.
     moved: Signal<Local, Bit>,
 }
 

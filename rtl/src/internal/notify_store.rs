@@ -25,6 +25,7 @@ pub struct NotifyStore {
     pub clock: Signal<In, Clock>,
     /// BAR0 accesses (the read is registered: see the module doc).
     pub csr: CsrTarget,
+    /// The entries, one DW per (sender node, slot).
     ram: RAM<Bits<32>, INDEX_BITS>,
 }
 

@@ -66,7 +66,9 @@ pub struct ReqDecode {
     /// A `Read` or a `LongRead`: a memory read, whatever its length. The completer takes
     /// a read's only beat on this, so its `ready` waits on no length compare.
     pub is_read: Signal<Out, Bit>,
+    /// The header's fmt (DW0 bits 31:29).
     fmt: Signal<Local, Bits<3>>,
+    /// The header's type (DW0 bits 28:24).
     kind_type: Signal<Local, Bits<5>>,
     /// The length field says 1 to 4 DWs: taken from the field itself, not from `len`,
     /// whose 0-means-1024 choice would sit before the compare on the completer's
@@ -80,6 +82,7 @@ pub struct ReqDecode {
     in_desc: Signal<Local, Bit>,
     /// The global offset is in the notification store.
     in_notify: Signal<Local, Bit>,
+    /// The global space's base (address bits 63:42), to tell a global address.
     global_base_hi: Constant<Bits<22>>,
 }
 

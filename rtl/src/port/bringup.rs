@@ -85,31 +85,51 @@ pub struct BringUp {
     pub partner_port: Signal<Out, Bits<2>>,
     /// The partner's `PORT_INFO` was read.
     pub partner_valid: Signal<Out, Bit>,
+    /// The current step of the bring-up.
     step: DFF<Step>,
+    /// Where the current step's request is.
     phase: DFF<Phase>,
+    /// A request beat is held on `tx` until taken.
     req_valid: DFF<Bit>,
+    /// The request beat held on `tx`.
     req_data: DFF<Bits<128>>,
+    /// The held request is a CfgWr0 (its beat carries one data DW).
     req_write: DFF<Bit>,
+    /// The tag of the latest request sent.
     tag: DFF<Bits<8>>,
+    /// Cycles the current step has waited for its completion.
     timer: DFF<Bits<32>>,
+    /// See `error`.
     err: DFF<Bits<4>>,
+    /// See `partner_node`.
     p_node: DFF<Bits<6>>,
+    /// See `partner_port`.
     p_port: DFF<Bits<2>>,
+    /// See `partner_valid`.
     p_valid: DFF<Bit>,
     /// The current step's request (`bringup_step`).
     request: BringupStep,
     /// What a completion means for it.
     verdict: BringupVerdict,
+    /// The fresh tag of the next request: the latest one plus one.
     next_tag: Signal<Local, Bits<8>>,
+    /// Header DW0 of the request beat: a CfgRd0's or a CfgWr0's.
     beat_dw0: Signal<Local, Bits<32>>,
+    /// Header DW1 of the request beat: requester id 0, the fresh tag, `first_be` 0xF.
     beat_dw1: Signal<Local, Bits<32>>,
+    /// DW3 of the request beat: the write's data in wire byte order, 0 for a read.
     beat_dw3: Signal<Local, Bits<32>>,
     /// The write's value in wire byte order.
     wvalue_wire: WireOrder,
+    /// Header DW0 of a CfgRd0, for the steps that read.
     rd0_dw0: Constant<Bits<32>>,
+    /// Header DW0 of a CfgWr0, for the steps that write.
     wr0_dw0: Constant<Bits<32>>,
+    /// The LinkError code for no error, set by reset.
     e_none: Constant<Bits<4>>,
+    /// The LinkError code for a step whose completion did not come within `cfg_timeout`.
     e_no_response: Constant<Bits<4>>,
+    /// The LinkError code for a config request arriving in this (root-complex) role.
     e_cfg_in_rc: Constant<Bits<4>>,
 }
 

@@ -63,19 +63,33 @@ pub struct BringupStep {
     pub next_step: Signal<Out, Step>,
     /// The `LinkState` code the port shows during the step.
     pub state: Signal<Out, Bits<4>>,
+    /// Header DW2 addressing the partner's vendor/device id (step 1).
     to_vendor_device: Constant<Bits<32>>,
+    /// Header DW2 addressing the partner's `PORT_INFO` (step 2).
     to_port_info: Constant<Bits<32>>,
+    /// Header DW2 addressing the partner's BAR2 low DW (step 3a).
     to_bar2_lo: Constant<Bits<32>>,
+    /// Header DW2 addressing the partner's BAR2 high DW (step 3b).
     to_bar2_hi: Constant<Bits<32>>,
+    /// Header DW2 addressing the partner's `PARTNER_INFO` (step 4).
     to_partner_info: Constant<Bits<32>>,
+    /// Header DW2 addressing the partner's command register (step 5).
     to_command: Constant<Bits<32>>,
+    /// The low DW of the global window's base, written to BAR2's low DW.
     base_lo: Constant<Bits<32>>,
+    /// The high DW of the global window's base, written to BAR2's high DW.
     base_hi: Constant<Bits<32>>,
+    /// Memory space and bus master enable, the value written to the command register.
     command: Constant<Bits<32>>,
+    /// The `PARTNER_INFO` valid bit (bit 31), set in the value written there.
     partner_valid_bit: Constant<Bits<32>>,
+    /// The LinkState code Identify, shown while the partner's identity is read.
     st_identify: Constant<Bits<4>>,
+    /// The LinkState code Configure, shown while the partner's registers are written.
     st_configure: Constant<Bits<4>>,
+    /// The LinkState code Ready, shown once the partner is configured.
     st_ready: Constant<Bits<4>>,
+    /// The LinkState code Failed, shown once a step failed.
     st_failed: Constant<Bits<4>>,
 }
 

@@ -57,12 +57,19 @@ pub struct BringupVerdict {
     has_data: Signal<Local, Bit>,
     /// The data lane, byte-swapped back to a register value.
     value: Signal<Local, Bits<32>>,
+    /// The completion status SC (successful): the step succeeded.
     status_sc: Constant<Bits<3>>,
+    /// The completion status UR (unsupported request): the partner is a root complex too.
     status_ur: Constant<Bits<3>>,
+    /// The completion status CRS (config request retry): the request is resent.
     status_crs: Constant<Bits<3>>,
+    /// PEACH2's device and vendor id, as the read of the identity must return them.
     identity: Constant<Bits<32>>,
+    /// The LinkError code for a partner that is no endpoint (it answered UR).
     e_not_endpoint: Constant<Bits<4>>,
+    /// The LinkError code for a partner that is no PEACH2 endpoint.
     e_not_peach2: Constant<Bits<4>>,
+    /// The LinkError code for a partner whose `PORT_INFO` names another port than expected.
     e_wrong_port: Constant<Bits<4>>,
 }
 

@@ -53,10 +53,15 @@ pub struct CfgAnswer {
     rdata_wire: WireOrder,
     /// The completion status.
     status: Signal<Local, Bits<3>>,
+    /// The completion status SC (successful), for a request served.
     status_sc: Constant<Bits<3>>,
+    /// The completion status UR (unsupported request), for a request refused.
     status_ur: Constant<Bits<3>>,
+    /// The byte count of every config completion: 4 (PCIe 3.0 §2.2.9).
     byte_count: Constant<Bits<12>>,
+    /// Header DW0 of a Cpl, for a write or a refused request.
     cpl_dw0: Constant<Bits<32>>,
+    /// Header DW0 of a one-DW CplD, for a successful read.
     cpld_dw0: Constant<Bits<32>>,
 }
 

@@ -135,17 +135,25 @@ pub struct CfgRegs {
     be_mask: ByteMask,
     /// The register after the write: enabled bytes from the value, the rest kept.
     merged: Signal<Local, Bits<32>>,
+    /// The max read request size code at reset: 2, 512 bytes, as PCIe specifies.
     mrrs_default: Constant<Bits<3>>,
     /// The read-only registers' numbers (`READ_ONLY`)...
     ro_at: [Constant<Bits<10>>; READ_ONLY.len()],
     /// ...and values.
     ro_value: [Constant<Bits<32>>; READ_ONLY.len()],
+    /// The DW number of the command/status register.
     r_command: Constant<Bits<10>>,
+    /// The DW number of BAR0.
     r_bar0: Constant<Bits<10>>,
+    /// The DW number of BAR2's high DW.
     r_bar2_hi: Constant<Bits<10>>,
+    /// The DW number of the device control register (MPS, MRRS).
     r_device_control: Constant<Bits<10>>,
+    /// The DW number of `PORT_INFO`.
     r_port_info: Constant<Bits<10>>,
+    /// The DW number of `PARTNER_INFO`.
     r_partner_info: Constant<Bits<10>>,
+    /// The status half of the command/status DW: its capabilities-list bit, read-only.
     v_status: Constant<Bits<32>>,
 }
 

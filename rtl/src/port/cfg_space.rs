@@ -96,6 +96,7 @@ pub struct CfgSpace {
     write: Signal<Local, Bit>,
     /// The registers.
     regs: CfgRegs,
+    /// The type of a type-0 config request: any other type is answered with UR.
     type_cfg0: Constant<Bits<5>>,
 }
 

@@ -56,11 +56,17 @@ pub struct EgressDecode {
     pub target_enable: Signal<In, Bits<5>>,
     /// The beat.
     slot: BeatSlot,
+    /// See `dest`.
     q_dest: DFF<Bits<3>>,
+    /// See `src`.
     q_src: DFF<Bits<3>>,
+    /// See `unsupported`.
     q_unsupported: DFF<Bit>,
+    /// See `global_write`.
     q_global: DFF<Bit>,
+    /// See `enabled`.
     q_enabled: DFF<Bit>,
+    /// See `local_addr`.
     q_local: DFF<Bits<64>>,
     /// The incoming header's target field (global address bits 35:33).
     target: Signal<Local, Bits<3>>,
@@ -68,6 +74,7 @@ pub struct EgressDecode {
     base: Signal<Local, Bits<64>>,
     /// The offset in the target: address bits 32:0 (DW2 bit 0 and DW3).
     offset: Signal<Local, Bits<64>>,
+    /// The global space's base (address bits 63:42), to tell a global write.
     global_base_hi: Constant<Bits<22>>,
 }
 

@@ -49,9 +49,14 @@ pub struct EgressTranslate {
     pub target_enable: Signal<In, Bits<5>>,
     /// Pulse: a write to a disabled target was dropped.
     pub dropped: Signal<Out, Bit>,
+    /// What the stage does with the packet in progress.
     mode: DFF<EgressMode>,
+    /// Three lanes kept for the next output beat of a shifted packet: the 3-DW header, then
+    /// the last three lanes of the beat before.
     held: DFF<Bits<96>>,
+    /// The next output beat is the shifted packet's first (`sop`).
     first_out: DFF<Bit>,
+    /// `empty` of the beat sent in `Flush`.
     flush_empty: DFF<Bits<2>>,
     /// The first register: the beat and its header's decoding.
     decode: EgressDecode,
@@ -59,6 +64,7 @@ pub struct EgressTranslate {
     take: Signal<Local, Bit>,
     /// Empty lanes of the flushed beat, before the cut to 2 bits.
     flush_pad: Signal<Local, Bits<3>>,
+    /// DWs the registered beat carries (4, fewer in an `eop` beat).
     in_used: Signal<Local, Bits<3>>,
     /// The header's translated forms.
     headers: EgressHeaders,

@@ -119,9 +119,13 @@ pub struct LinkCtrl {
     sel_rc: Signal<Local, Bit>,
     /// `LinkState` and `LinkError` codes.
     st_down: Constant<Bits<4>>,
+    /// The LinkState code Identify: an endpoint waiting to be configured.
     st_identify: Constant<Bits<4>>,
+    /// The LinkState code Ready: an endpoint configured.
     st_ready: Constant<Bits<4>>,
+    /// The LinkError code for no error.
     e_none: Constant<Bits<4>>,
+    /// The LinkError code for an endpoint not configured within `ep_timeout`.
     e_not_configured: Constant<Bits<4>>,
 }
 

@@ -50,10 +50,15 @@ pub struct LinkRx {
     cfg_ok: Signal<Local, Bit>,
     /// A completion.
     cpl_ok: Signal<Local, Bit>,
+    /// The type of a type-0 config request, one the config space takes.
     type_cfg0: Constant<Bits<5>>,
+    /// The type of a type-1 config request, also handed to the config space (it answers UR).
     type_cfg1: Constant<Bits<5>>,
+    /// The type of a completion (Cpl or CplD), for the bring-up engine.
     type_cpl: Constant<Bits<5>>,
+    /// The fmt of a 3-DW header without data (CfgRd, Cpl): its beat has one empty lane.
     fmt_3dw: Constant<Bits<3>>,
+    /// The fmt of a 3-DW header with data (CfgWr, CplD): its beat has no empty lane.
     fmt_3dw_data: Constant<Bits<3>>,
 }
 

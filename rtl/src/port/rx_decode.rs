@@ -65,16 +65,25 @@ pub struct RxDecode {
     pub tlp_in: Signal<Out, Bit>,
     /// Bytes taken from the hard IP this cycle (0..16).
     pub bytes_in: Signal<Out, Bits<5>>,
+    /// The routing decision, from the header lanes of the beat on the input.
     router: Router,
     /// The beat.
     slot: BeatSlot,
+    /// See `action`.
     q_action: DFF<RouteAction>,
+    /// See `dest`.
     q_dest: DFF<Bits<3>>,
+    /// See `unsupported`.
     q_unsupported: DFF<Bit>,
+    /// See `rewrite_global`.
     q_rewrite: DFF<Bit>,
+    /// See `total_dws`.
     q_total: DFF<Bits<12>>,
+    /// See `too_big`.
     q_too_big: DFF<Bit>,
+    /// See `beat_dws`.
     q_beat_dws: DFF<Bits<3>>,
+    /// See `misframed`.
     q_misframed: DFF<Bit>,
     /// Header DWs of the TLP starting on the input (fmt bit 0: 4-DW header).
     hdr_dws: Signal<Local, Bits<12>>,
@@ -87,6 +96,7 @@ pub struct RxDecode {
     /// `in_total` up to 5 (5 for more): all a first beat of at most 4 DWs is compared
     /// with, from a few header bits, without the length's sum.
     small_total: Signal<Local, Bits<3>>,
+    /// The chip's Max_Payload_Size Supported, 256 bytes, in DWs: a longer payload is `too_big`.
     max_payload_dws: Constant<Bits<12>>,
 }
 

@@ -46,17 +46,25 @@ pub struct RxOutput {
     pub to_link: TlpSource,
     /// The register can take a beat this cycle.
     pub free: Signal<Out, Bit>,
+    /// The register holds a beat.
     valid: DFF<Bit>,
     /// The beat is for the link controller.
     link: DFF<Bit>,
+    /// `data` of the beat held (a header's address made global on `rewrite_global`).
     data_q: DFF<Bits<128>>,
+    /// `sop` of the beat held.
     sop_q: DFF<Bit>,
+    /// `eop` of the beat held.
     eop_q: DFF<Bit>,
+    /// `empty` of the beat held.
     empty_q: DFF<Bits<2>>,
+    /// `dest` of the packet held (from its `sop` beat).
     dest_q: DFF<Bits<3>>,
+    /// `unsupported` of the packet held (from its `sop` beat).
     unsupported_q: DFF<Bit>,
     /// The beat leaves this cycle.
     leaves: Signal<Local, Bit>,
+    /// The global space's base (address bits 63:42), written into a rewritten header.
     global_base_hi: Constant<Bits<22>>,
 }
 

@@ -81,6 +81,7 @@ pub struct RxRoute {
     /// `dws_left` up to 7 (7 for more): all a beat of at most 4 DWs is compared with, so
     /// the framing check waits on no 12-bit compare.
     left_small: DFF<Bits<3>>,
+    /// See `discard`.
     out_discard: DFF<Bit>,
     /// The packet in progress was counted malformed already.
     flagged: DFF<Bit>,

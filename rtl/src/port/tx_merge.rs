@@ -47,12 +47,15 @@ pub struct TxMerge {
     pub tlp_out: Signal<Out, Bit>,
     /// Bytes that left this cycle.
     pub bytes_out: Signal<Out, Bits<5>>,
+    /// Which input owns the output.
     owner: DFF<MergeOwner>,
     /// Last cycle a beat was shown and not taken (the next one shows it again)...
     held: DFF<Bit>,
     /// ...and it was the link controller's.
     held_link: DFF<Bit>,
+    /// The link controller's input drives the output this cycle (else the crossbar's).
     pick_link: Signal<Local, Bit>,
+    /// A beat leaves on `tx` this cycle.
     moved: Signal<Local, Bit>,
 }
 

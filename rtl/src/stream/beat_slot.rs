@@ -32,10 +32,15 @@ pub struct BeatSlot {
     pub eop: Signal<Out, Bit>,
     /// Unused DW lanes in the `eop` beat.
     pub empty: Signal<Out, Bits<2>>,
+    /// See `valid`.
     q_valid: DFF<Bit>,
+    /// See `data`.
     q_data: DFF<Bits<DATA_BITS>>,
+    /// See `sop`.
     q_sop: DFF<Bit>,
+    /// See `eop`.
     q_eop: DFF<Bit>,
+    /// See `empty`.
     q_empty: DFF<Bits<2>>,
 }
 

@@ -38,19 +38,27 @@ pub struct TlpFifo<const A: usize, const AP1: usize> {
     pub source: TlpSource,
     /// Number of beats stored (as seen by the writer).
     pub fill: Signal<Out, Bits<AP1>>,
+    /// The beats' data, one entry per beat.
     data_ram: RAM<Bits<DATA_BITS>, A>,
+    /// The beats' metadata (sop, eop, empty, dest, src, unsupported), beside the data.
     meta_ram: RAM<Bits<META_BITS>, A>,
+    /// The write pointer: one past the last beat written and not discarded (with the wrap bit).
     wr_ptr: DFF<Bits<AP1>>,
     /// End of the last committed beat: what the reader may see.
     wr_commit: DFF<Bits<AP1>>,
+    /// `wr_commit` a cycle late: a committed beat is readable one cycle after it.
     wr_ptr_seen: DFF<Bits<AP1>>,
+    /// The head: where the next beat is read (with the wrap bit).
     rd_ptr: DFF<Bits<AP1>>,
+    /// A beat is written this cycle.
     push: Signal<Local, Bit>,
+    /// The downstream takes the head beat this cycle.
     pop: Signal<Local, Bit>,
     /// A beat is at the head: `rd_ptr != wr_ptr_seen`, computed a cycle ahead from the
     /// pointers' next values, so `source.valid` comes from a register (the readers'
     /// handshake logic starts there, not behind a pointer compare).
     head_valid: DFF<Bit>,
+    /// The head after this cycle's pop: the RAMs' read address.
     rd_next: Signal<Local, Bits<AP1>>,
     /// `rd_ptr + 1`, before the pop chooses it.
     rd_step: Signal<Local, Bits<AP1>>,
@@ -60,9 +68,13 @@ pub struct TlpFifo<const A: usize, const AP1: usize> {
     /// Where this cycle's beat is written: the write pointer, or the commit point after
     /// a discard.
     wr_base: Signal<Local, Bits<AP1>>,
+    /// The write pointer after this cycle's beat.
     wr_next: Signal<Local, Bits<AP1>>,
+    /// The metadata of the head beat, from `meta_ram`.
     meta_out: Signal<Local, Bits<META_BITS>>,
+    /// The FIFO's size, `2^A` beats: a `fill` of it is full.
     depth: Constant<Bits<AP1>>,
+    /// Store-and-forward mode: commit a packet at its `eop` beat, and obey `discard`.
     whole: Constant<Bit>,
 }
 

@@ -21,21 +21,37 @@ pub struct TlpSkid {
     pub source: TlpSource,
     /// A beat is held (in `main`; `skid` fills only behind it).
     pub holding: Signal<Out, Bit>,
+    /// The `main` entry holds a beat (offered on `source`).
     main_valid: DFF<Bit>,
+    /// `data` of the beat in `main`.
     main_data: DFF<Bits<DATA_BITS>>,
+    /// `sop` of the beat in `main`.
     main_sop: DFF<Bit>,
+    /// `eop` of the beat in `main`.
     main_eop: DFF<Bit>,
+    /// `empty` of the beat in `main`.
     main_empty: DFF<Bits<2>>,
+    /// `dest` of the beat in `main`.
     main_dest: DFF<Bits<ENDPOINT_BITS>>,
+    /// `src` of the beat in `main`.
     main_src: DFF<Bits<ENDPOINT_BITS>>,
+    /// `unsupported` of the beat in `main`.
     main_unsupported: DFF<Bit>,
+    /// The `skid` entry holds a beat (taken while `main` was stalled).
     skid_valid: DFF<Bit>,
+    /// `data` of the beat in `skid`.
     skid_data: DFF<Bits<DATA_BITS>>,
+    /// `sop` of the beat in `skid`.
     skid_sop: DFF<Bit>,
+    /// `eop` of the beat in `skid`.
     skid_eop: DFF<Bit>,
+    /// `empty` of the beat in `skid`.
     skid_empty: DFF<Bits<2>>,
+    /// `dest` of the beat in `skid`.
     skid_dest: DFF<Bits<ENDPOINT_BITS>>,
+    /// `src` of the beat in `skid`.
     skid_src: DFF<Bits<ENDPOINT_BITS>>,
+    /// `unsupported` of the beat in `skid`.
     skid_unsupported: DFF<Bit>,
     /// A beat comes in this cycle.
     push: Signal<Local, Bit>,

@@ -79,6 +79,7 @@ pub struct Crossbar {
     owner: [DFF<Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per input: discarding beats up to the current packet's `eop`.
     dropping: [DFF<Bit>; INPUTS],
+    /// `dropped`, registered a cycle after the bad head it reports.
     dropped_pulse: DFF<Bits<INPUTS>>,
     /// Per output: its skid buffer.
     out: [TlpSkid; NUM_ENDPOINTS],
@@ -105,6 +106,7 @@ pub struct Crossbar {
     out_busy: [Signal<Local, Bit>; NUM_ENDPOINTS],
     /// Number of endpoints: a `dest` at or above it names none.
     endpoints: Constant<Bits<ENDPOINT_BITS>>,
+    /// 1, shifted by a head beat's `dest` into its one-hot `want`.
     one: Constant<Bits<INPUTS>>,
     /// Output index j, for shifting by it.
     index: [Constant<Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
