@@ -1,7 +1,7 @@
 //! The round-robin arbiter among `C` channels that the read requester and the write
 //! generator each keep: the first requesting channel after the one granted last,
-//! wrapping around (the chip's one rule, [`RoundRobinChoice`], with the last grant and
-//! the pick as channel numbers).
+//! wrapping around (the chip's one rule, [`RoundRobinChoice`], with the channels after
+//! the last grant kept as a register and the pick as a channel number).
 //!
 //! A channel's grant is its own request and its `wins` bit from the rule (whether it
 //! would be picked if it asked, from the other channels' requests and the last grant),
@@ -16,7 +16,8 @@ use rust_hdl::prelude::*;
 pub struct RoundRobin<const C: usize, const CB: usize> {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset, active high: channel 0 comes first.
+    /// Synchronous reset, active high: the last grant counts as channel 0's (channel 1
+    /// comes first).
     pub reset: Signal<In, Bit>,
     /// Requests, bit c for channel c.
     pub request: Signal<In, Bits<C>>,
@@ -31,10 +32,16 @@ pub struct RoundRobin<const C: usize, const CB: usize> {
     pub pick: Signal<Out, Bits<CB>>,
     /// The rule.
     choice: RoundRobinChoice<C>,
-    /// The channel granted last.
-    last: DFF<Bits<CB>>,
-    /// The channels after `last` (channel 0 never is).
-    after: Signal<Local, Bits<C>>,
+    /// The channels after the one granted last (channel 0 never is); after reset, those
+    /// after channel 0. A register itself rather than made from the last grant's
+    /// number, so that the rule does not wait for the compares.
+    after: DFF<Bits<C>>,
+    /// `after`'s reset value: every channel but 0.
+    after_reset: Constant<Bits<C>>,
+    /// The channels after this cycle's winner: bit c is the OR of its grant's bits below c.
+    after_grant: Signal<Local, Bits<C>>,
+    /// Running OR of the loop below: a lower bit of the winner was set.
+    seen: Signal<Local, Bit>,
     /// Channel numbers, as values.
     number: [Constant<Bits<CB>>; C],
 }
@@ -55,8 +62,10 @@ impl<const C: usize, const CB: usize> RoundRobin<C, CB> {
             take: Default::default(),
             pick: Default::default(),
             choice: RoundRobinChoice::new(),
-            last: Default::default(),
             after: Default::default(),
+            after_reset: Constant::new((((1u64 << C) - 1) & !1).into()),
+            after_grant: Default::default(),
+            seen: Default::default(),
             number: array_init::array_init(|c| Constant::new((c as u64).into())),
         }
     }
@@ -71,16 +80,9 @@ impl<const C: usize, const CB: usize> Default for RoundRobin<C, CB> {
 impl<const C: usize, const CB: usize> Logic for RoundRobin<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, last);
-        // From channel 1: `last < 0` is never true, and Verilator's lint says so.
-        self.after.next = 0.into();
-        for c in 1..C {
-            if self.last.q.val() < self.number[c].val() {
-                self.after.next = self.after.val().replace_bit(c, true);
-            }
-        }
+        dff_setup!(self, clock, after);
         self.choice.request.next = self.request.val();
-        self.choice.after.next = self.after.val();
+        self.choice.after.next = self.after.q.val();
         // Bit by bit: written `request & wins` under `enable`, the same grants measured 9
         // levels on the channels' write grant (the mapping's choice), 8 this way.
         self.grant.next = 0.into();
@@ -100,11 +102,18 @@ impl<const C: usize, const CB: usize> Logic for RoundRobin<C, CB> {
                 self.pick.next = self.number[c].val();
             }
         }
+        // Prefix ORs rather than `grant - 1`: no carry chain.
+        self.after_grant.next = 0.into();
+        self.seen.next = false;
+        for c in 0..C {
+            self.after_grant.next = self.after_grant.val().replace_bit(c, self.seen.val());
+            self.seen.next = self.seen.val() || self.choice.grant.val().get_bit(c);
+        }
         if self.take.val() {
-            self.last.d.next = self.pick.val();
+            self.after.d.next = self.after_grant.val();
         }
         if self.reset.val() {
-            self.last.d.next = 0.into();
+            self.after.d.next = self.after_reset.val();
         }
     }
 }
