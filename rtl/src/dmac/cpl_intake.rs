@@ -21,6 +21,7 @@ use super::cpl_header::CplHeader;
 use super::cpl_lanes::CplLanes;
 use super::cpl_progress::CplProgress;
 use super::payload_lanes::PayloadLanes;
+use super::pending_count::CountWrite;
 use crate::stream::TlpSink;
 use rust_hdl::prelude::*;
 
@@ -58,19 +59,12 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     pub count_data: Signal<Out, Bit>,
     /// Write a descriptor fetch's count (its channel's) next cycle.
     pub count_desc: Signal<Out, Bit>,
-    /// ... to 0 (it failed), not to the count below.
-    pub count_clear: Signal<Out, Bit>,
     /// The data read's tag.
     pub count_tag: Signal<Out, Bits<8>>,
     /// The read's channel.
     pub count_chan: Signal<Out, Bits<CB>>,
-    /// The read's DWs still to come before this beat: the count a header writes when
-    /// payload beats follow.
-    pub count_rem: Signal<Out, Bits<8>>,
-    /// ... and after this beat: the count its last beat writes.
-    pub count_less: Signal<Out, Bits<8>>,
-    /// This beat is the completion's last: the count is `count_less`.
-    pub count_last: Signal<Out, Bit>,
+    /// The count to write (either read's).
+    pub count: CountWrite,
     /// Per channel pulse: a completion failed (the cycle after its header).
     pub cpl_error: Signal<Out, Bits<C>>,
     /// Per channel pulse: a completion arrived (timeout restart).
@@ -151,12 +145,9 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             d_busy: Default::default(),
             count_data: Default::default(),
             count_desc: Default::default(),
-            count_clear: Default::default(),
             count_tag: Default::default(),
             count_chan: Default::default(),
-            count_rem: Default::default(),
-            count_less: Default::default(),
-            count_last: Default::default(),
+            count: Default::default(),
             cpl_error: Default::default(),
             cpl_seen: Default::default(),
             cpl_unexpected: Default::default(),
@@ -272,12 +263,12 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
             || (self.progress.take_header.val()
                 && self.header.known.val()
                 && self.header.is_desc.val());
-        self.count_clear.next = self.fail.val();
+        self.count.clear.next = self.fail.val();
         self.count_tag.next = self.progress.tag.val();
         self.count_chan.next = self.progress.chan.val();
-        self.count_rem.next = self.progress.rem.val();
-        self.count_less.next = self.progress.less.val();
-        self.count_last.next = self.cpl.eop.val();
+        self.count.rem.next = self.progress.rem.val();
+        self.count.less.next = self.progress.less.val();
+        self.count.last.next = self.cpl.eop.val();
 
         // The beat, registered; last cycle's beat's lanes into place.
         self.l_take.d.next = self.cpl.valid.val();

@@ -215,15 +215,15 @@ fn completions_land_and_count_under_random_idle() {
                 &mut data[tag as usize]
             };
             let r = read.as_mut().expect("the count names an outstanding read");
-            assert_eq!(u.count_clear.val(), clear, "cycle {cycle}: clear");
+            assert_eq!(u.count.clear.val(), clear, "cycle {cycle}: clear");
             if clear {
                 *read = None;
                 fails += 1;
             } else {
-                let written = if u.count_last.val() {
-                    u.count_less.val()
+                let written = if u.count.last.val() {
+                    u.count.less.val()
                 } else {
-                    u.count_rem.val()
+                    u.count.rem.val()
                 };
                 assert_eq!(written.to_u64(), r.rem - n, "cycle {cycle}: rem");
                 r.rem -= n;

@@ -38,7 +38,7 @@
 
 use super::cpl_intake::CplIntake;
 use super::desc_fetches::DescFetches;
-use super::pending_count::PendingCount;
+use super::pending_count::{CountWrite, PendingCount};
 use super::read_order::ReadOrder;
 use super::tag_class::TagClass;
 use super::tag_table::TagTable;
@@ -205,20 +205,14 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
 
         // What the completion leaves of its read's count, written next cycle.
         self.count.we.next = self.intake.count_data.val();
-        self.count.clear.next = self.intake.count_clear.val();
         self.count.key.next = self.intake.count_tag.val();
-        self.count.rem.next = self.intake.count_rem.val();
-        self.count.less.next = self.intake.count_less.val();
-        self.count.last.next = self.intake.count_last.val();
+        CountWrite::join(&mut self.intake.count, &mut self.count.write);
         self.tags.dec.next = self.count.pending.val();
         self.tags.dec_tag.next = self.count.pending_key.val();
         self.tags.dec_rem.next = self.count.value.val();
         self.fetches.count_we.next = self.intake.count_desc.val();
-        self.fetches.count_clear.next = self.intake.count_clear.val();
         self.fetches.count_chan.next = self.intake.count_chan.val();
-        self.fetches.count_rem.next = self.intake.count_rem.val();
-        self.fetches.count_less.next = self.intake.count_less.val();
-        self.fetches.count_last.next = self.intake.count_last.val();
+        CountWrite::join(&mut self.intake.count, &mut self.fetches.count_write);
 
         // Issue: record where the read's data goes.
         self.i_class.tag.next = self.issue_tag.val();

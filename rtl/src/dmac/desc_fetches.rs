@@ -5,7 +5,7 @@
 //! its DWs delivered, or a failed completion) and `done` says so a cycle later, when the
 //! channel has the whole descriptor.
 
-use super::pending_count::PendingCount;
+use super::pending_count::{CountWriteSink, PendingCount};
 use rust_hdl::prelude::*;
 
 /// The descriptor fetches of `C` channels (`CB` bits of channel number).
@@ -23,16 +23,10 @@ pub struct DescFetches<const C: usize, const CB: usize> {
     pub issue_len_dw: Signal<In, Bits<8>>,
     /// Write `count_chan`'s count next cycle (a completion of its fetch).
     pub count_we: Signal<In, Bit>,
-    /// ... to 0 (the completion failed), not to the count below.
-    pub count_clear: Signal<In, Bit>,
     /// The channel.
     pub count_chan: Signal<In, Bits<CB>>,
-    /// Its fetch's DWs still to come before the completion's beat.
-    pub count_rem: Signal<In, Bits<8>>,
-    /// ... and after it.
-    pub count_less: Signal<In, Bits<8>>,
-    /// The beat is the completion's last: the count is `count_less`, not `count_rem`.
-    pub count_last: Signal<In, Bit>,
+    /// The count to write.
+    pub count_write: CountWriteSink,
     /// Per channel pulse: forget its fetch (after an error).
     pub chan_reset: Signal<In, Bits<C>>,
     /// Per channel: its fetch's DWs still to come, with last cycle's count written.
@@ -65,11 +59,8 @@ impl<const C: usize, const CB: usize> DescFetches<C, CB> {
             issue_chan: Default::default(),
             issue_len_dw: Default::default(),
             count_we: Default::default(),
-            count_clear: Default::default(),
             count_chan: Default::default(),
-            count_rem: Default::default(),
-            count_less: Default::default(),
-            count_last: Default::default(),
+            count_write: Default::default(),
             chan_reset: Default::default(),
             rem: array_init::array_init(|_| Default::default()),
             busy: Default::default(),
@@ -97,11 +88,8 @@ impl<const C: usize, const CB: usize> Logic for DescFetches<C, CB> {
         self.count.clock.next = self.clock.val();
         self.count.reset.next = self.reset.val();
         self.count.we.next = self.count_we.val();
-        self.count.clear.next = self.count_clear.val();
         self.count.key.next = self.count_chan.val();
-        self.count.rem.next = self.count_rem.val();
-        self.count.less.next = self.count_less.val();
-        self.count.last.next = self.count_last.val();
+        CountWriteSink::link(&mut self.count_write, &mut self.count.write);
         self.busy.next = self.busy_q.q.val();
         self.done.next = self.done_q.q.val();
         self.busy_n.next = self.busy_q.q.val();
@@ -172,20 +160,19 @@ mod tests {
             let fail = rng.chance(0.05);
             let n = 1 + rng.below(4);
             u.count_we.next = cpl.is_some();
-            u.count_clear.next = fail;
+            u.count_write.clear.next = fail;
             u.count_chan.next = (cpl.unwrap_or(0) as u64).into();
             let rem_after = cpl.map_or(0, |c| fetch[c].unwrap().saturating_sub(n));
-            // The count after the beat comes on `count_less` at a last beat, else on
-            // `count_rem`; the other carries anything.
+            // The count after the beat comes on `less` at a last beat, else on `rem`; the other carries anything.
             let last = rng.chance(0.5);
             let (rem, less) = if last {
                 (rng.below(256), rem_after)
             } else {
                 (rem_after, rng.below(256))
             };
-            u.count_rem.next = rem.into();
-            u.count_less.next = less.into();
-            u.count_last.next = last;
+            u.count_write.rem.next = rem.into();
+            u.count_write.less.next = less.into();
+            u.count_write.last.next = last;
             // An issue on an idle channel, never the one a completion counts.
             let idle: Vec<usize> = (0..C)
                 .filter(|&c| fetch[c].is_none() && Some(c) != cpl)

@@ -7,6 +7,37 @@
 
 use rust_hdl::prelude::*;
 
+/// What a completion's beat leaves of its read's count, from the reorder stage's intake
+/// to the [`PendingCount`]s that write it a cycle later (the data reads' by tag, the
+/// descriptor fetches' by channel).
+#[derive(LogicInterface, Default)]
+#[join = "CountWriteSink"]
+pub struct CountWrite {
+    /// The completion failed: the count becomes 0, whatever follows.
+    pub clear: Signal<Out, Bit>,
+    /// The read's DWs still to come before the beat: the count a header writes when
+    /// payload beats follow.
+    pub rem: Signal<Out, Bits<8>>,
+    /// ... and after the beat: the count a last beat writes.
+    pub less: Signal<Out, Bits<8>>,
+    /// The beat is the completion's last: the count is `less`, not `rem`.
+    pub last: Signal<Out, Bit>,
+}
+
+/// The writers' side of [`CountWrite`].
+#[derive(LogicInterface, Default)]
+#[join = "CountWrite"]
+pub struct CountWriteSink {
+    /// See [`CountWrite::clear`].
+    pub clear: Signal<In, Bit>,
+    /// See [`CountWrite::rem`].
+    pub rem: Signal<In, Bits<8>>,
+    /// See [`CountWrite::less`].
+    pub less: Signal<In, Bits<8>>,
+    /// See [`CountWrite::last`].
+    pub last: Signal<In, Bit>,
+}
+
 /// The pending write of one count, keyed by `KB` bits (a tag or a channel).
 #[derive(LogicBlock, Default)]
 pub struct PendingCount<const KB: usize> {
@@ -16,16 +47,10 @@ pub struct PendingCount<const KB: usize> {
     pub reset: Signal<In, Bit>,
     /// Write `key`'s count next cycle.
     pub we: Signal<In, Bit>,
-    /// ... to 0 (a failed completion), not to the count below.
-    pub clear: Signal<In, Bit>,
     /// Whose count.
     pub key: Signal<In, Bits<KB>>,
-    /// The DWs still to come before the completion's beat (the count unchanged).
-    pub rem: Signal<In, Bits<8>>,
-    /// ... and after it.
-    pub less: Signal<In, Bits<8>>,
-    /// The beat is the completion's last: write `less`, not `rem`.
-    pub last: Signal<In, Bit>,
+    /// The count to write.
+    pub write: CountWriteSink,
     /// The write lands this cycle.
     pub pending: Signal<Out, Bit>,
     /// Its key.
@@ -53,11 +78,11 @@ impl<const KB: usize> Logic for PendingCount<KB> {
     fn update(&mut self) {
         dff_setup!(self, clock, we_q, clear_q, key_q, rem_q, less_q, last_q);
         self.we_q.d.next = self.we.val();
-        self.clear_q.d.next = self.clear.val();
+        self.clear_q.d.next = self.write.clear.val();
         self.key_q.d.next = self.key.val();
-        self.rem_q.d.next = self.rem.val();
-        self.less_q.d.next = self.less.val();
-        self.last_q.d.next = self.last.val();
+        self.rem_q.d.next = self.write.rem.val();
+        self.less_q.d.next = self.write.less.val();
+        self.last_q.d.next = self.write.last.val();
         self.pending.next = self.we_q.q.val();
         self.pending_key.next = self.key_q.q.val();
         self.value.next = self.rem_q.q.val();
@@ -97,11 +122,11 @@ mod tests {
             );
             let u = &mut s.uut;
             u.we.next = we;
-            u.clear.next = clear;
+            u.write.clear.next = clear;
             u.key.next = key.into();
-            u.rem.next = rem.into();
-            u.less.next = less.into();
-            u.last.next = last;
+            u.write.rem.next = rem.into();
+            u.write.less.next = less.into();
+            u.write.last.next = last;
             u.reset.next = reset || cycle == 0;
             s.settle();
             let u = &s.uut;
