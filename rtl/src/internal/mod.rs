@@ -9,8 +9,11 @@ pub mod cpl_fields;
 pub mod cpl_send;
 pub mod csr_read;
 pub mod csr_write;
+pub mod inbound_mux;
+pub mod loop_split;
 pub mod mux;
 pub mod notify_store;
+pub mod outbound_mux;
 pub mod req_decode;
 pub mod req_plan;
 

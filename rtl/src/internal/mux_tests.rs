@@ -7,15 +7,15 @@ use crate::harness::{packet_beats, Lcg, Stepper, StreamDriver, StreamMonitor, Te
 use crate::stream::PORT_INTERNAL;
 use std::collections::VecDeque;
 
-const INTERNAL: u8 = PORT_INTERNAL as u8;
+pub(super) const INTERNAL: u8 = PORT_INTERNAL as u8;
 
 /// A packet's identity: DW1, unique per run (the mux reads DW0 and DW2 only).
-fn id_of(p: &[TestBeat]) -> u32 {
+pub(super) fn id_of(p: &[TestBeat]) -> u32 {
     (p[0].data >> 32) as u32
 }
 
 /// What the crossbar may deliver to the internal port, and where it must go.
-fn inbound(id: u32, rng: &mut Lcg) -> (Vec<TestBeat>, bool) {
+pub(super) fn inbound(id: u32, rng: &mut Lcg) -> (Vec<TestBeat>, bool) {
     let len = 1 + rng.below(40) as u32;
     let (dw0, tag, to_dma) = match rng.below(5) {
         // CplD and Cpl with a DMA tag (tag bits 7:6 clear): the DMA's.
@@ -40,7 +40,7 @@ fn inbound(id: u32, rng: &mut Lcg) -> (Vec<TestBeat>, bool) {
 }
 
 /// A DMA packet of `dws` DWs to `dest`.
-fn dma_packet(id: u32, dest: u8, dws: usize, rng: &mut Lcg) -> Vec<TestBeat> {
+pub(super) fn dma_packet(id: u32, dest: u8, dws: usize, rng: &mut Lcg) -> Vec<TestBeat> {
     let mut d = vec![0x4000_0000 | dws as u32, id, rng.next_u64() as u32];
     d.extend((3..dws).map(|_| rng.next_u64() as u32));
     packet_beats(&d, dest, INTERNAL, false)
