@@ -59,6 +59,8 @@ pub mod desc_regs;
 pub mod dest_route;
 pub mod end_writes;
 pub mod header_forms;
+pub mod mrd_beat;
+pub mod mrd_slots;
 pub mod mwr_header;
 pub mod offers;
 pub mod payload_lanes;

@@ -1,13 +1,13 @@
 //! The read requester: picks one channel's read (data or descriptor fetch) per cycle,
-//! round robin, and sends it as a one-beat MRd (3-DW header below 4 GiB, else 4-DW) with
-//! the N port's requester id and the channel's tag. The grant tells the channel and the
-//! reassembly stage (which records where the tag's data goes) in the same cycle. Two
-//! output slots, in order: a read is granted while one is free, so the grant (and the
-//! channels' cursors behind it) never waits on the internal mux's `ready`; a beat is
-//! written into a slot and read from it where it is, so `ready` reaches only the two
-//! slot pointers and the count, not the 130 bits of the beats.
+//! round robin, and sends it as a one-beat MRd ([`MrdBeat`]) with the N port's requester
+//! id and the channel's tag. The grant tells the channel and the reassembly stage (which
+//! records where the tag's data goes) in the same cycle. A read is granted while one of
+//! the two output slots ([`MrdSlots`]) is free, so the grant never waits on the internal
+//! mux's `ready`.
 
 use super::header_forms::HeaderForms;
+use super::mrd_beat::MrdBeat;
+use super::mrd_slots::MrdSlots;
 use super::requests::ReadReqSink;
 use super::round_robin::RoundRobin;
 use crate::stream::TlpSource;
@@ -36,25 +36,10 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     pub issue_len_dw: Signal<Out, Bits<8>>,
     /// Its ring position one past the last DW.
     pub issue_end: Signal<Out, Bits<16>>,
-    /// The two output slots' beats.
-    slot_data: [DFF<Bits<128>>; 2],
-    /// Their `empty` fields.
-    slot_empty: [DFF<Bits<2>>; 2],
-    /// Beats in the slots (0..=2).
-    held: DFF<Bits<2>>,
-    /// `held != 0`, a register of its own: the beat's `valid` goes into the internal
-    /// mux's choice of source, and from there into the crossbar's `ready`.
-    nonempty: DFF<Bit>,
-    /// The slot the next granted beat goes into.
-    wr_slot: DFF<Bit>,
-    /// The slot of the beat on offer (the older one).
-    rd_slot: DFF<Bit>,
-    /// The granted request as a beat.
-    beat_data: Signal<Local, Bits<128>>,
-    /// Its `empty`: 1 for a 3-DW header, 0 for a 4-DW one.
-    beat_empty: Signal<Local, Bits<2>>,
-    /// The beat on offer leaves this cycle.
-    pop: Signal<Local, Bit>,
+    /// The picked read as its beat.
+    beat: MrdBeat,
+    /// The beats granted and not yet taken.
+    slots: MrdSlots,
     /// Per channel: a read is wanted.
     valid: Signal<Local, Bits<C>>,
     /// The round-robin choice among the channels that want a read, while a slot is free.
@@ -79,10 +64,6 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     wide: Signal<Local, Bit>,
     /// The picked read's `one_each`.
     one: Signal<Local, Bit>,
-    /// Header DW0 of the MRd: fmt (3-DW or 4-DW header), type 0, the length.
-    dw0: Signal<Local, Bits<32>>,
-    /// Header DW1 of the MRd: requester id, tag, last and first DW byte enables.
-    dw1: Signal<Local, Bits<32>>,
 }
 
 impl<const C: usize, const CB: usize> ReadReq<C, CB> {
@@ -99,15 +80,8 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             issue_pos: Default::default(),
             issue_len_dw: Default::default(),
             issue_end: Default::default(),
-            slot_data: Default::default(),
-            slot_empty: Default::default(),
-            held: Default::default(),
-            nonempty: Default::default(),
-            wr_slot: Default::default(),
-            rd_slot: Default::default(),
-            beat_data: Default::default(),
-            beat_empty: Default::default(),
-            pop: Default::default(),
+            beat: Default::default(),
+            slots: MrdSlots::new(),
             valid: Default::default(),
             rr: RoundRobin::new(),
             pick: Default::default(),
@@ -120,8 +94,6 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             one_each: Default::default(),
             wide: Default::default(),
             one: Default::default(),
-            dw0: Default::default(),
-            dw1: Default::default(),
         }
     }
 }
@@ -135,13 +107,8 @@ impl<const C: usize, const CB: usize> Default for ReadReq<C, CB> {
 impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, held, nonempty, wr_slot, rd_slot);
-        for k in 0..2 {
-            self.slot_data[k].clock.next = self.clock.val();
-            self.slot_data[k].d.next = self.slot_data[k].q.val();
-            self.slot_empty[k].clock.next = self.clock.val();
-            self.slot_empty[k].d.next = self.slot_empty[k].q.val();
-        }
+        self.slots.clock.next = self.clock.val();
+        self.slots.reset.next = self.reset.val();
         // Round robin: channels after the last one granted first.
         self.valid.next = 0.into();
         for c in 0..C {
@@ -150,8 +117,7 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         self.rr.clock.next = self.clock.val();
         self.rr.reset.next = self.reset.val();
         self.rr.request.next = self.valid.val();
-        // A slot is free.
-        self.rr.enable.next = self.held.q.val() != 2;
+        self.rr.enable.next = self.slots.room.val();
         self.pick.next = self.rr.pick.val();
         self.addr.next = self.chans[0].addr.val();
         self.len.next = self.chans[0].len_dw.val();
@@ -180,19 +146,16 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
             }
         }
 
-        // MRd header: fmt 000 (3-DW) or 001 (4-DW), type 0, TC 0, no attributes.
-        self.dw0.next = bit_cast::<32, 8>(self.len.val());
-        if self.wide.val() {
-            self.dw0.next = bit_cast::<32, 8>(self.len.val()) | 0x2000_0000;
-        }
-        self.dw1.next = (bit_cast::<32, 16>(self.requester_id.val()) << 16)
-            | (bit_cast::<32, 8>(self.tag.val()) << 8)
-            | 0xFF;
-        if self.one.val() {
-            self.dw1.next = (bit_cast::<32, 16>(self.requester_id.val()) << 16)
-                | (bit_cast::<32, 8>(self.tag.val()) << 8)
-                | 0x0F;
-        }
+        self.beat.addr.next = self.addr.val();
+        self.beat.len_dw.next = self.len.val();
+        self.beat.tag.next = self.tag.val();
+        self.beat.requester_id.next = self.requester_id.val();
+        self.beat.four_dw.next = self.wide.val();
+        self.beat.one_dw.next = self.one.val();
+        self.slots.push.next = self.rr.take.val();
+        self.slots.data.next = self.beat.data.val();
+        self.slots.empty.next = self.beat.empty.val();
+        TlpSource::link(&mut self.out, &mut self.slots.out);
 
         for c in 0..C {
             self.chans[c].grant.next = self.rr.grant.val().get_bit(c);
@@ -202,60 +165,6 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         self.issue_pos.next = self.pos.val();
         self.issue_len_dw.next = self.len.val();
         self.issue_end.next = self.end_pos.val();
-        if self.wide.val() {
-            self.beat_data.next = bit_cast::<128, 32>(self.dw0.val())
-                | (bit_cast::<128, 32>(self.dw1.val()) << 32)
-                | (bit_cast::<128, 32>(self.addr.val().get_bits::<32>(32)) << 64)
-                | (bit_cast::<128, 32>(self.addr.val().get_bits::<32>(0) & 0xFFFF_FFFCu64) << 96);
-            self.beat_empty.next = 0.into();
-        } else {
-            self.beat_data.next = bit_cast::<128, 32>(self.dw0.val())
-                | (bit_cast::<128, 32>(self.dw1.val()) << 32)
-                | (bit_cast::<128, 32>(self.addr.val().get_bits::<32>(0) & 0xFFFF_FFFCu64) << 64);
-            self.beat_empty.next = 1.into();
-        }
-
-        // Two slots in order: a granted beat goes into `wr_slot`, the beat on offer is
-        // `rd_slot`'s.
-        self.pop.next = self.nonempty.q.val() && self.out.ready.val();
-        if self.rr.take.val() {
-            if self.wr_slot.q.val() {
-                self.slot_data[1].d.next = self.beat_data.val();
-                self.slot_empty[1].d.next = self.beat_empty.val();
-            } else {
-                self.slot_data[0].d.next = self.beat_data.val();
-                self.slot_empty[0].d.next = self.beat_empty.val();
-            }
-            self.wr_slot.d.next = !self.wr_slot.q.val();
-        }
-        if self.pop.val() {
-            self.rd_slot.d.next = !self.rd_slot.q.val();
-        }
-        if self.rr.take.val() && !self.pop.val() {
-            self.held.d.next = self.held.q.val() + 1;
-        }
-        if self.pop.val() && !self.rr.take.val() {
-            self.held.d.next = self.held.q.val() - 1;
-        }
-        self.out.valid.next = self.nonempty.q.val();
-        self.out.data.next = self.slot_data[0].q.val();
-        self.out.empty.next = self.slot_empty[0].q.val();
-        if self.rd_slot.q.val() {
-            self.out.data.next = self.slot_data[1].q.val();
-            self.out.empty.next = self.slot_empty[1].q.val();
-        }
-        self.out.sop.next = true;
-        self.out.eop.next = true;
-        self.out.dest.next = 0.into();
-        self.out.src.next = 4.into();
-        self.out.unsupported.next = false;
-        self.nonempty.d.next = self.held.d.val() != 0;
-        if self.reset.val() {
-            self.held.d.next = 0.into();
-            self.nonempty.d.next = false;
-            self.wr_slot.d.next = false;
-            self.rd_slot.d.next = false;
-        }
     }
 }
 
