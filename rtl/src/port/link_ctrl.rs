@@ -14,22 +14,21 @@
 //! none of, pulses `dropped` (the port's `DROPS`). `rx` is taken only while the answer slot is free, and always while
 //! the link is down (beats from a dead link are dropped).
 //!
-//! TX: answers go before the engine's requests (completions may pass requests); a beat
-//! that was presented and not taken stays selected until it is taken. Link down resets
-//! both halves: a beat not taken yet is withdrawn, as DL_Down discards a port's pending
-//! TLPs.
+//! TX ([`LinkTx`]): answers go before the engine's requests (completions may pass
+//! requests); a beat that was presented and not taken stays selected until it is taken.
+//! Link down resets both halves: a beat not taken yet is withdrawn, as DL_Down discards a
+//! port's pending TLPs.
 //!
-//! Status: in the endpoint role the port is ready when the link is up and the host (or the
-//! partner's bring-up) enabled memory space and bus master; state Down, Identify or
-//! Ready. If nobody configured it within `ep_timeout` cycles of link up the error is
-//! `NotConfigured` (the state stays Identify; the error clears when it gets configured,
-//! and is not raised again for that link-up if software later disables the port). In the
+//! Status: in the endpoint role, [`EpStatus`]'s (ready once memory space and bus master
+//! are enabled; Identify, Ready, and `NotConfigured` after `ep_timeout`). In the
 //! root-complex role state, error and readiness are the engine's. Link down: state Down,
 //! not ready, no error, registers and engine reset.
 
 use super::bringup::BringUp;
 use super::cfg_space::CfgSpace;
+use super::ep_status::EpStatus;
 use super::link_rx::LinkRx;
+use super::link_tx::LinkTx;
 use super::status_code;
 use crate::stream::{TlpSink, TlpSource};
 use peach2_regmap::config::{LinkError, LinkState};
@@ -101,32 +100,14 @@ pub struct LinkCtrl {
     cfg: CfgSpace,
     /// The root complex's bring-up engine.
     rc: BringUp,
-    /// Endpoint role: cycles since link up while never ready, up to `ep_timeout`.
-    ep_timer: DFF<Bits<32>>,
-    /// `ep_timer` had reached `ep_timeout` in the cycle before: the not-configured error
-    /// shows a cycle after the timeout, from a register, so the CSR read answer that
-    /// reports it waits on no 32-bit compare.
-    ep_late: DFF<Bit>,
-    /// The endpoint was ready once since link up (the timeout error is not raised again).
-    ep_was_ready: DFF<Bit>,
-    /// TX: a beat was shown and not taken; its source stays selected...
-    locked: DFF<Bit>,
-    /// ...and it was the bring-up engine's.
-    locked_rc: DFF<Bit>,
-    /// Endpoint role: link up, memory space and bus master enabled.
-    ep_ready: Signal<Local, Bit>,
-    /// TX: the bring-up engine's beat is shown (else the config space's answer).
-    sel_rc: Signal<Local, Bit>,
-    /// `LinkState` and `LinkError` codes.
+    /// TX: the answers before the requests.
+    link_tx: LinkTx,
+    /// The endpoint role's status.
+    ep: EpStatus,
+    /// The LinkState code Down.
     st_down: Constant<Bits<4>>,
-    /// The LinkState code Identify: an endpoint waiting to be configured.
-    st_identify: Constant<Bits<4>>,
-    /// The LinkState code Ready: an endpoint configured.
-    st_ready: Constant<Bits<4>>,
     /// The LinkError code for no error.
     e_none: Constant<Bits<4>>,
-    /// The LinkError code for an endpoint not configured within `ep_timeout`.
-    e_not_configured: Constant<Bits<4>>,
 }
 
 impl Default for LinkCtrl {
@@ -161,18 +142,10 @@ impl Default for LinkCtrl {
             intake: Default::default(),
             cfg: Default::default(),
             rc: Default::default(),
-            ep_timer: Default::default(),
-            ep_late: Default::default(),
-            ep_was_ready: Default::default(),
-            locked: Default::default(),
-            locked_rc: Default::default(),
-            ep_ready: Default::default(),
-            sel_rc: Default::default(),
+            link_tx: Default::default(),
+            ep: Default::default(),
             st_down: status_code(LinkState::Down as u64),
-            st_identify: status_code(LinkState::Identify as u64),
-            st_ready: status_code(LinkState::Ready as u64),
             e_none: status_code(LinkError::None as u64),
-            e_not_configured: status_code(LinkError::NotConfigured as u64),
         }
     }
 }
@@ -180,15 +153,6 @@ impl Default for LinkCtrl {
 impl Logic for LinkCtrl {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            ep_timer,
-            ep_late,
-            ep_was_ready,
-            locked,
-            locked_rc
-        );
         self.cfg.clock.next = self.clock.val();
         self.rc.clock.next = self.clock.val();
         self.cfg.reset.next = self.reset.val() || !self.link_up.val();
@@ -217,46 +181,21 @@ impl Logic for LinkCtrl {
         self.rc.cfg_in_rc.next = self.intake.cfg_req.val() && self.role_rc.val();
         self.dropped.next = self.intake.dropped.val() || self.rc.unexpected.val();
 
-        // TX: answers first; a presented beat keeps its source until taken.
-        self.sel_rc.next = !self.cfg.tx.valid.val();
-        if self.locked.q.val() {
-            self.sel_rc.next = self.locked_rc.q.val();
-        }
-        self.tx.valid.next = self.cfg.tx.valid.val();
-        self.tx.data.next = self.cfg.tx.data.val();
-        self.tx.sop.next = self.cfg.tx.sop.val();
-        self.tx.eop.next = self.cfg.tx.eop.val();
-        self.tx.empty.next = self.cfg.tx.empty.val();
-        self.tx.dest.next = self.cfg.tx.dest.val();
-        self.tx.src.next = self.cfg.tx.src.val();
-        self.tx.unsupported.next = self.cfg.tx.unsupported.val();
-        if self.sel_rc.val() {
-            self.tx.valid.next = self.rc.tx.valid.val();
-            self.tx.data.next = self.rc.tx.data.val();
-            self.tx.sop.next = self.rc.tx.sop.val();
-            self.tx.eop.next = self.rc.tx.eop.val();
-            self.tx.empty.next = self.rc.tx.empty.val();
-            self.tx.dest.next = self.rc.tx.dest.val();
-            self.tx.src.next = self.rc.tx.src.val();
-            self.tx.unsupported.next = self.rc.tx.unsupported.val();
-        }
-        self.cfg.tx.ready.next = self.tx.ready.val() && !self.sel_rc.val();
-        self.rc.tx.ready.next = self.tx.ready.val() && self.sel_rc.val();
-        self.locked.d.next = self.tx.valid.val() && !self.tx.ready.val();
-        self.locked_rc.d.next = self.sel_rc.val();
+        // TX: answers first.
+        self.link_tx.clock.next = self.clock.val();
+        self.link_tx.reset.next = self.reset.val() || !self.link_up.val();
+        TlpSource::join(&mut self.cfg.tx, &mut self.link_tx.answers);
+        TlpSource::join(&mut self.rc.tx, &mut self.link_tx.requests);
+        TlpSource::link(&mut self.tx, &mut self.link_tx.tx);
 
         // Endpoint status.
-        self.ep_ready.next = self.link_up.val()
-            && !self.role_rc.val()
-            && self.cfg.mem_enable.val()
-            && self.cfg.bus_master.val();
-        if self.ep_ready.val() {
-            self.ep_was_ready.d.next = true;
-        }
-        if !self.ep_was_ready.q.val() && (self.ep_timer.q.val() < self.ep_timeout.val()) {
-            self.ep_timer.d.next = self.ep_timer.q.val() + 1;
-        }
-        self.ep_late.d.next = self.ep_timer.q.val() >= self.ep_timeout.val();
+        self.ep.clock.next = self.clock.val();
+        self.ep.reset.next = self.reset.val() || !self.link_up.val() || self.role_rc.val();
+        self.ep.link_up.next = self.link_up.val();
+        self.ep.role_rc.next = self.role_rc.val();
+        self.ep.mem_enable.next = self.cfg.mem_enable.val();
+        self.ep.bus_master.next = self.cfg.bus_master.val();
+        self.ep.ep_timeout.next = self.ep_timeout.val();
 
         // Status by role.
         self.mem_enable.next = self.cfg.mem_enable.val();
@@ -274,15 +213,9 @@ impl Logic for LinkCtrl {
             self.partner_port.next = self.rc.partner_port.val();
             self.partner_valid.next = self.link_up.val() && self.rc.partner_valid.val();
         } else {
-            self.ready.next = self.ep_ready.val();
-            self.state.next = self.st_identify.val();
-            if self.ep_ready.val() {
-                self.state.next = self.st_ready.val();
-            }
-            self.error.next = self.e_none.val();
-            if !self.ep_ready.val() && !self.ep_was_ready.q.val() && self.ep_late.q.val() {
-                self.error.next = self.e_not_configured.val();
-            }
+            self.ready.next = self.ep.ready.val();
+            self.state.next = self.ep.state.val();
+            self.error.next = self.ep.error.val();
             self.device_id.next = self.cfg.device_id.val();
             self.partner_node.next = self.cfg.partner_node.val();
             self.partner_port.next = self.cfg.partner_port.val();
@@ -291,15 +224,6 @@ impl Logic for LinkCtrl {
         if !self.link_up.val() {
             self.state.next = self.st_down.val();
             self.error.next = self.e_none.val();
-        }
-
-        if self.reset.val() || !self.link_up.val() || self.role_rc.val() {
-            self.ep_timer.d.next = 0.into();
-            self.ep_late.d.next = false;
-            self.ep_was_ready.d.next = false;
-        }
-        if self.reset.val() || !self.link_up.val() {
-            self.locked.d.next = false;
         }
     }
 }
