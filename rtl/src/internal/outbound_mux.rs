@@ -6,6 +6,7 @@
 //! (`crate::xbar::INPUT_COMPLETIONS`), so a register read is answered while a DMA packet
 //! waits for its output.
 
+use crate::stream::pick::TlpPick;
 use crate::stream::{TlpSink, TlpSource};
 use rust_hdl::prelude::*;
 
@@ -34,6 +35,8 @@ pub struct OutboundMux {
     src_wr: Signal<Local, Bit>,
     /// A beat went into the crossbar this cycle.
     moved: Signal<Local, Bit>,
+    /// The stream shown.
+    pick: TlpPick,
 }
 
 impl Logic for OutboundMux {
@@ -48,28 +51,10 @@ impl Logic for OutboundMux {
         if self.locked.q.val() {
             self.src_wr.next = self.cur.q.val();
         }
-        self.to_xbar.data.next = self.from_rd.data.val();
-        self.to_xbar.sop.next = self.from_rd.sop.val();
-        self.to_xbar.eop.next = self.from_rd.eop.val();
-        self.to_xbar.empty.next = self.from_rd.empty.val();
-        self.to_xbar.dest.next = self.from_rd.dest.val();
-        self.to_xbar.src.next = self.from_rd.src.val();
-        self.to_xbar.unsupported.next = self.from_rd.unsupported.val();
-        self.to_xbar.valid.next = self.from_rd.valid.val();
-        self.from_rd.ready.next = self.to_xbar.ready.val();
-        self.from_wr.ready.next = false;
-        if self.src_wr.val() {
-            self.to_xbar.data.next = self.from_wr.data.val();
-            self.to_xbar.sop.next = self.from_wr.sop.val();
-            self.to_xbar.eop.next = self.from_wr.eop.val();
-            self.to_xbar.empty.next = self.from_wr.empty.val();
-            self.to_xbar.dest.next = self.from_wr.dest.val();
-            self.to_xbar.src.next = self.from_wr.src.val();
-            self.to_xbar.unsupported.next = self.from_wr.unsupported.val();
-            self.to_xbar.valid.next = self.from_wr.valid.val();
-            self.from_rd.ready.next = false;
-            self.from_wr.ready.next = self.to_xbar.ready.val();
-        }
+        self.pick.pick_b.next = self.src_wr.val();
+        TlpSink::link(&mut self.from_rd, &mut self.pick.a);
+        TlpSink::link(&mut self.from_wr, &mut self.pick.b);
+        TlpSource::link(&mut self.to_xbar, &mut self.pick.out);
         self.moved.next = self.to_xbar.valid.val() && self.to_xbar.ready.val();
         if self.moved.val() {
             self.cur.d.next = self.src_wr.val();

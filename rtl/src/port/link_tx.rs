@@ -4,6 +4,7 @@
 //! A reset (the port's, or link down) unlocks the choice; the halves behind it withdraw
 //! their beats themselves.
 
+use crate::stream::pick::TlpPick;
 use crate::stream::{TlpSink, TlpSource};
 use rust_hdl::prelude::*;
 
@@ -26,6 +27,8 @@ pub struct LinkTx {
     locked_rc: DFF<Bit>,
     /// The request is shown (else the answer).
     sel_rc: Signal<Local, Bit>,
+    /// The stream shown.
+    pick: TlpPick,
 }
 
 impl Logic for LinkTx {
@@ -36,26 +39,10 @@ impl Logic for LinkTx {
         if self.locked.q.val() {
             self.sel_rc.next = self.locked_rc.q.val();
         }
-        self.tx.valid.next = self.answers.valid.val();
-        self.tx.data.next = self.answers.data.val();
-        self.tx.sop.next = self.answers.sop.val();
-        self.tx.eop.next = self.answers.eop.val();
-        self.tx.empty.next = self.answers.empty.val();
-        self.tx.dest.next = self.answers.dest.val();
-        self.tx.src.next = self.answers.src.val();
-        self.tx.unsupported.next = self.answers.unsupported.val();
-        if self.sel_rc.val() {
-            self.tx.valid.next = self.requests.valid.val();
-            self.tx.data.next = self.requests.data.val();
-            self.tx.sop.next = self.requests.sop.val();
-            self.tx.eop.next = self.requests.eop.val();
-            self.tx.empty.next = self.requests.empty.val();
-            self.tx.dest.next = self.requests.dest.val();
-            self.tx.src.next = self.requests.src.val();
-            self.tx.unsupported.next = self.requests.unsupported.val();
-        }
-        self.answers.ready.next = self.tx.ready.val() && !self.sel_rc.val();
-        self.requests.ready.next = self.tx.ready.val() && self.sel_rc.val();
+        self.pick.pick_b.next = self.sel_rc.val();
+        TlpSink::link(&mut self.answers, &mut self.pick.a);
+        TlpSink::link(&mut self.requests, &mut self.pick.b);
+        TlpSource::link(&mut self.tx, &mut self.pick.out);
         self.locked.d.next = self.tx.valid.val() && !self.tx.ready.val();
         self.locked_rc.d.next = self.sel_rc.val();
         if self.reset.val() {

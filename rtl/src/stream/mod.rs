@@ -7,6 +7,7 @@
 
 pub mod beat_slot;
 pub mod fifo;
+pub mod pick;
 pub mod skid;
 
 use rust_hdl::prelude::*;
