@@ -50,6 +50,9 @@ pub struct EgressDecode {
     pub enabled: Signal<Out, Bit>,
     /// On a header beat: its local address, `TARGET[target] + offset`.
     pub local_addr: Signal<Out, Bits<64>>,
+    /// On a header beat: the local address is at or above 4 GiB (the header keeps its
+    /// 4-DW form).
+    pub high: Signal<Out, Bit>,
     /// Local base address per target (host, GPU 0..3).
     pub target_base: [Signal<In, Bits<64>>; TARGETS],
     /// Enable bit per target.
@@ -68,10 +71,16 @@ pub struct EgressDecode {
     q_enabled: DFF<Bit>,
     /// See `local_addr`.
     q_local: DFF<Bits<64>>,
+    /// See `high`. A register of its own, not a compare after `q_local`: the
+    /// translation's choice, and from it the crossbar's output `ready`, would wait for
+    /// the compare.
+    q_high: DFF<Bit>,
     /// The incoming header's target field (global address bits 35:33).
     target: Signal<Local, Bits<3>>,
     /// That target's base address.
     base: Signal<Local, Bits<64>>,
+    /// The incoming header's local address.
+    local_sum: Signal<Local, Bits<64>>,
     /// The offset in the target: address bits 32:0 (DW2 bit 0 and DW3).
     offset: Signal<Local, Bits<64>>,
     /// The global space's base (address bits 63:42), to tell a global write.
@@ -96,6 +105,7 @@ impl Default for EgressDecode {
             global_write: Default::default(),
             enabled: Default::default(),
             local_addr: Default::default(),
+            high: Default::default(),
             target_base: array_init::array_init(|_| Default::default()),
             target_enable: Default::default(),
             slot: Default::default(),
@@ -105,8 +115,10 @@ impl Default for EgressDecode {
             q_global: Default::default(),
             q_enabled: Default::default(),
             q_local: Default::default(),
+            q_high: Default::default(),
             target: Default::default(),
             base: Default::default(),
+            local_sum: Default::default(),
             offset: Default::default(),
             global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
         }
@@ -124,7 +136,8 @@ impl Logic for EgressDecode {
             q_unsupported,
             q_global,
             q_enabled,
-            q_local
+            q_local,
+            q_high
         );
         self.slot.clock.next = self.clock.val();
         self.slot.reset.next = self.reset.val();
@@ -147,6 +160,7 @@ impl Logic for EgressDecode {
         self.global_write.next = self.q_global.q.val();
         self.enabled.next = self.q_enabled.q.val();
         self.local_addr.next = self.q_local.q.val();
+        self.high.next = self.q_high.q.val();
 
         // The beat on the input, decoded as a header.
         self.target.next = self.from_xbar.data.val().get_bits::<3>(65);
@@ -158,6 +172,8 @@ impl Logic for EgressDecode {
         }
         self.offset.next = (bit_cast::<64, 1>(self.from_xbar.data.val().get_bits::<1>(64)) << 32)
             | bit_cast::<64, 32>(self.from_xbar.data.val().get_bits::<32>(96));
+
+        self.local_sum.next = self.base.val() + self.offset.val();
 
         if self.slot.load.val() {
             self.q_dest.d.next = self.from_xbar.dest.val();
@@ -172,7 +188,8 @@ impl Logic for EgressDecode {
                     self.q_enabled.d.next = self.target_enable.val().get_bit(t);
                 }
             }
-            self.q_local.d.next = self.base.val() + self.offset.val();
+            self.q_local.d.next = self.local_sum.val();
+            self.q_high.d.next = self.local_sum.val().get_bits::<32>(32) != 0;
         }
     }
 }

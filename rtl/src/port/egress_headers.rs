@@ -1,6 +1,7 @@
 //! The two forms a translated write's header can leave N in (PCIe 2.2.4.1: an address
 //! below 4 GiB must use the 32-bit format). Combinational, from the egress's first
-//! register ([`super::egress_decode::EgressDecode`]).
+//! register ([`super::egress_decode::EgressDecode`]), which also says which form a header
+//! takes (`high`).
 //!
 //! - `four_dw`: the header beat with its address DWs replaced by the local address (DW2
 //!   bits 63:32, DW3 bits 31:0), for a local address at or above 4 GiB;
@@ -16,8 +17,6 @@ pub struct EgressHeaders {
     pub head: Signal<In, Bits<64>>,
     /// Its local address.
     pub local_addr: Signal<In, Bits<64>>,
-    /// The local address is at or above 4 GiB: the header keeps its 4-DW form.
-    pub high: Signal<Out, Bit>,
     /// The 4-DW header beat with the local address.
     pub four_dw: Signal<Out, Bits<128>>,
     /// The 3-DW header (lanes 0..=2).
@@ -29,7 +28,6 @@ pub struct EgressHeaders {
 impl Logic for EgressHeaders {
     #[hdl_gen]
     fn update(&mut self) {
-        self.high.next = self.local_addr.val().get_bits::<32>(32) != 0;
         self.four_dw.next = bit_cast::<128, 64>(self.head.val())
             | (bit_cast::<128, 32>(self.local_addr.val().get_bits::<32>(32)) << 64)
             | (bit_cast::<128, 32>(self.local_addr.val().get_bits::<32>(0)) << 96);
@@ -82,7 +80,6 @@ mod tests {
                 [dws[0] & !(1 << 29), dws[1], addr & 0xFFFF_FFFF],
                 "round {round}: 3-DW"
             );
-            assert_eq!(uut.high.val(), addr >> 32 != 0, "round {round}");
             lows += usize::from(addr >> 32 == 0);
         }
         assert!(lows > 500, "{lows} addresses below 4 GiB");

@@ -134,7 +134,7 @@ impl Logic for EgressTranslate {
                         if !self.decode.eop.val() {
                             self.mode.d.next = EgressMode::Drop;
                         }
-                    } else if self.headers.high.val() {
+                    } else if self.decode.high.val() {
                         self.to_port.data.next = self.headers.four_dw.val();
                         if self.to_port.ready.val() && !self.decode.eop.val() {
                             self.mode.d.next = EgressMode::Pass;
@@ -198,7 +198,7 @@ impl Logic for EgressTranslate {
                         && self.decode.sop.val()
                         && self.decode.global_write.val()
                         && self.decode.enabled.val()
-                        && !self.headers.high.val()
+                        && !self.decode.high.val()
                         && !self.decode.eop.val()
                     {
                         self.take.next = true;
