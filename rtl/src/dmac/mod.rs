@@ -74,6 +74,7 @@ pub mod tag_class;
 pub mod tag_table;
 pub mod write_beat;
 pub mod write_gen;
+pub mod write_pick;
 
 #[cfg(test)]
 mod bandwidth_tests;

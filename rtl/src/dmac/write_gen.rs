@@ -3,18 +3,17 @@
 //! chose. Data writes take their payload from the reorder buffer; one-DW notification
 //! and MSI writes carry a value from the channel.
 //!
-//! The picked write's header is formed at once (`mwr_header`) and registered with the
+//! The picked write is prepared at once (`write_pick`, its header by `mwr_header`) and registered with the
 //! TLP; its beats go out in two stages (`write_beat`): the reorder buffer's four bank
 //! addresses for a beat, then a cycle later the header, value or bank data in each lane,
 //! into an 8-beat output FIFO. A beat is issued only while the FIFO has room for what is
 //! in flight, and the next TLP is picked in the cycle the current one's last beat is
 //! issued, so back-to-back TLPs leave one beat per cycle.
 
-use super::header_forms::HeaderForms;
-use super::mwr_header::MwrHeader;
 use super::requests::WriteReqSink;
 use super::round_robin::RoundRobin;
 use super::write_beat::WriteBeat;
+use super::write_pick::WritePick;
 use crate::stream::fifo::TlpFifo;
 use crate::stream::TlpSource;
 use rust_hdl::prelude::*;
@@ -75,8 +74,8 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     rr: RoundRobin<C, CB>,
     /// A TLP may be picked this cycle: none is being issued, or its last beat is.
     can_take: Signal<Local, Bit>,
-    /// The picked channel's write: its header.
-    header: MwrHeader,
+    /// The picked channel's write, prepared to register.
+    picked: WritePick<C, CB>,
     /// The current TLP's beat, into the FIFO.
     beat: WriteBeat<C, CB>,
     /// The channel picked.
@@ -85,36 +84,6 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     issue: Signal<Local, Bit>,
     /// The picked write is taken this cycle.
     take: Signal<Local, Bit>,
-    /// Per channel, before the pick: its address needs the 4-DW header (`forms`), the
-    /// TLP's DWs with the header's (`a_total`) and the ring position of lane index 0
-    /// (`a_cur`), so these sums wait on no round robin; both forms' sums, chosen after,
-    /// so they wait on no address compare either.
-    forms: HeaderForms<C>,
-    /// Per channel: its write's DWs, header and payload.
-    total_each: [Signal<Local, Bits<9>>; C],
-    /// Per channel: the ring position of its write's lane index 0 (before its payload
-    /// by the header's DWs).
-    cur_each: [Signal<Local, Bits<16>>; C],
-    /// Bit c: channel c's write is one beat (at most 4 DWs with its header).
-    one_beat: Signal<Local, Bits<C>>,
-    /// Channel c's payload DWs, inside that loop.
-    len_c: Signal<Local, Bits<7>>,
-    /// The picked channel's header form (4-DW).
-    g_wide: Signal<Local, Bit>,
-    /// Its `one_beat`.
-    g_one_beat: Signal<Local, Bit>,
-    /// Its `total_each`.
-    g_total: Signal<Local, Bits<9>>,
-    /// Its `cur_each`.
-    g_cur: Signal<Local, Bits<16>>,
-    /// The picked channel's payload DWs.
-    g_len: Signal<Local, Bits<7>>,
-    /// Its destination.
-    g_dest: Signal<Local, Bits<3>>,
-    /// Its one-DW value.
-    g_value: Signal<Local, Bits<32>>,
-    /// It is a one-DW value write.
-    g_imm: Signal<Local, Bit>,
 }
 
 impl<const C: usize, const CB: usize> WriteGen<C, CB> {
@@ -146,24 +115,11 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             valid: Default::default(),
             rr: RoundRobin::new(),
             can_take: Default::default(),
-            header: MwrHeader::default(),
+            picked: WritePick::new(),
             beat: WriteBeat::new(),
             pick: Default::default(),
             issue: Default::default(),
             take: Default::default(),
-            forms: HeaderForms::new(),
-            total_each: array_init::array_init(|_| Default::default()),
-            cur_each: array_init::array_init(|_| Default::default()),
-            one_beat: Default::default(),
-            len_c: Default::default(),
-            g_wide: Default::default(),
-            g_one_beat: Default::default(),
-            g_total: Default::default(),
-            g_cur: Default::default(),
-            g_len: Default::default(),
-            g_dest: Default::default(),
-            g_value: Default::default(),
-            g_imm: Default::default(),
         }
     }
 }
@@ -245,48 +201,16 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         self.rr.reset.next = self.reset.val();
         self.rr.request.next = self.valid.val();
         self.pick.next = self.rr.pick.val();
-        self.one_beat.next = 0.into();
         for c in 0..C {
-            self.forms.addr[c].next = self.chans[c].addr.val();
-            self.len_c.next = self.chans[c].len_dw.val();
-            // A 3-DW header and at most one DW, or a 4-DW header alone.
-            self.one_beat.next = self.one_beat.val().replace_bit(
-                c,
-                (!self.forms.four_dw.val().get_bit(c) && (self.len_c.val() <= 1))
-                    || (self.forms.four_dw.val().get_bit(c) && (self.len_c.val() == 0)),
-            );
-            self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + 3;
-            self.cur_each[c].next = self.chans[c].pos.val() - 3;
-            if self.forms.four_dw.val().get_bit(c) {
-                self.total_each[c].next = bit_cast::<9, 7>(self.len_c.val()) + 4;
-                self.cur_each[c].next = self.chans[c].pos.val() - 4;
-            }
+            self.picked.addr[c].next = self.chans[c].addr.val();
+            self.picked.len_dw[c].next = self.chans[c].len_dw.val();
+            self.picked.pos[c].next = self.chans[c].pos.val();
+            self.picked.dest[c].next = self.chans[c].dest.val();
+            self.picked.value[c].next = self.chans[c].value.val();
+            self.picked.imm[c].next = self.chans[c].imm.val();
         }
-        self.header.addr.next = self.chans[0].addr.val();
-        self.g_wide.next = self.forms.four_dw.val().get_bit(0);
-        self.g_one_beat.next = self.one_beat.val().get_bit(0);
-        self.g_total.next = self.total_each[0].val();
-        self.g_cur.next = self.cur_each[0].val();
-        self.g_len.next = self.chans[0].len_dw.val();
-        self.g_dest.next = self.chans[0].dest.val();
-        self.g_value.next = self.chans[0].value.val();
-        self.g_imm.next = false;
-        for c in 0..C {
-            if self.pick.val().index() == c {
-                self.header.addr.next = self.chans[c].addr.val();
-                self.g_wide.next = self.forms.four_dw.val().get_bit(c);
-                self.g_one_beat.next = self.one_beat.val().get_bit(c);
-                self.g_total.next = self.total_each[c].val();
-                self.g_cur.next = self.cur_each[c].val();
-                self.g_len.next = self.chans[c].len_dw.val();
-                self.g_dest.next = self.chans[c].dest.val();
-                self.g_value.next = self.chans[c].value.val();
-                self.g_imm.next = self.chans[c].imm.val();
-            }
-        }
-        self.header.len_dw.next = self.g_len.val();
-        self.header.four_dw.next = self.g_wide.val();
-        self.header.requester_id.next = self.requester_id.val();
+        self.picked.pick.next = self.pick.val();
+        self.picked.requester_id.next = self.requester_id.val();
         self.can_take.next = !self.busy.q.val() || (self.issue.val() && self.a_last.q.val());
         self.rr.enable.next = self.can_take.val();
         self.take.next = self.rr.take.val();
@@ -296,16 +220,16 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         if self.take.val() {
             self.busy.d.next = true;
             self.a_chan.d.next = self.pick.val();
-            self.a_hdr_dws.d.next = self.header.hdr_dws.val();
-            self.a_total.d.next = self.g_total.val();
+            self.a_hdr_dws.d.next = self.picked.hdr_dws.val();
+            self.a_total.d.next = self.picked.total.val();
             self.a_tidx.d.next = 0.into();
-            self.a_last.d.next = self.g_one_beat.val();
-            self.a_cur.d.next = self.g_cur.val();
-            self.a_imm.d.next = self.g_imm.val();
-            self.a_value.d.next = self.g_value.val();
-            self.a_dest.d.next = self.g_dest.val();
+            self.a_last.d.next = self.picked.one_beat.val();
+            self.a_cur.d.next = self.picked.cur.val();
+            self.a_imm.d.next = self.picked.w_imm.val();
+            self.a_value.d.next = self.picked.w_value.val();
+            self.a_dest.d.next = self.picked.w_dest.val();
             for k in 0..4 {
-                self.a_hdr[k].d.next = self.header.dw[k].val();
+                self.a_hdr[k].d.next = self.picked.hdr[k].val();
             }
         }
 
