@@ -13,10 +13,7 @@ use rust_hdl::prelude::*;
 pub struct TlpSkid {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset, active high: both entries empty, nothing taken. `source.valid`
-    /// is the `main` entry's register, so in the first reset cycle a held beat is still
-    /// offered (the readers are reset with the buffer, and the reset would otherwise sit
-    /// in front of every reader's choice).
+    /// Synchronous reset, active high: both entries empty, nothing taken or offered.
     pub reset: Signal<In, Bit>,
     /// Upstream: ready while the `skid` entry is free.
     pub sink: TlpSink,
@@ -88,7 +85,7 @@ impl Logic for TlpSkid {
         self.sink.ready.next = !self.skid_valid.q.val() && !self.reset.val();
         self.push.next = self.sink.valid.val() && self.sink.ready.val();
         self.holding.next = self.main_valid.q.val();
-        self.source.valid.next = self.main_valid.q.val();
+        self.source.valid.next = self.main_valid.q.val() && !self.reset.val();
         self.source.data.next = self.main_data.q.val();
         self.source.sop.next = self.main_sop.q.val();
         self.source.eop.next = self.main_eop.q.val();
