@@ -136,7 +136,7 @@ impl Logic for InboundMux {
 mod tests {
     use super::*;
     use crate::harness::{Lcg, Stepper, StreamDriver, StreamMonitor};
-    use crate::internal::mux_tests::{dma_packet, id_of, inbound, INTERNAL};
+    use crate::internal::mux_tests::{assert_alternate, dma_packet, id_of, inbound, INTERNAL};
     use std::collections::VecDeque;
 
     /// Random deliveries from the crossbar and looped writes under random idle and
@@ -207,11 +207,7 @@ mod tests {
                 }
             }
             if p_valid == 1.0 {
-                for w in ends.windows(2) {
-                    if w[0].1 {
-                        assert_ne!(w[0].0, w[1].0, "seed {seed}: the inputs alternate");
-                    }
-                }
+                assert_alternate(&ends, seed);
             }
         }
     }

@@ -39,6 +39,22 @@ pub(super) fn inbound(id: u32, rng: &mut Lcg) -> (Vec<TestBeat>, bool) {
     )
 }
 
+/// Packets taken from two inputs that each offered at once, as (from the second input,
+/// the other input still had one) per packet in order: after a packet, the other input
+/// goes next whenever it has one.
+pub(super) fn assert_alternate(ends: &[(bool, bool)], seed: u64) {
+    for (k, w) in ends.windows(2).enumerate() {
+        if w[0].1 {
+            assert_ne!(
+                w[0].0,
+                w[1].0,
+                "seed {seed}: packets {k} and {} from one input",
+                k + 1
+            );
+        }
+    }
+}
+
 /// A DMA packet of `dws` DWs to `dest`.
 pub(super) fn dma_packet(id: u32, dest: u8, dws: usize, rng: &mut Lcg) -> Vec<TestBeat> {
     let mut d = vec![0x4000_0000 | dws as u32, id, rng.next_u64() as u32];

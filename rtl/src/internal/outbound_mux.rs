@@ -75,7 +75,7 @@ impl Logic for OutboundMux {
 mod tests {
     use super::*;
     use crate::harness::{Lcg, Stepper, StreamDriver, StreamMonitor};
-    use crate::internal::mux_tests::{dma_packet, id_of};
+    use crate::internal::mux_tests::{assert_alternate, dma_packet, id_of};
     use std::collections::VecDeque;
 
     /// Random reads and writes under random idle and backpressure: every packet reaches
@@ -143,11 +143,7 @@ mod tests {
                 }
             }
             if p_valid == 1.0 {
-                for w in ends.windows(2) {
-                    if w[0].1 {
-                        assert_ne!(w[0].0, w[1].0, "seed {seed}: reads and writes alternate");
-                    }
-                }
+                assert_alternate(&ends, seed);
             }
         }
     }
