@@ -23,6 +23,7 @@ pub mod link_rx;
 pub mod link_tx;
 pub mod path;
 pub mod rx_decode;
+pub mod rx_framing;
 pub mod rx_output;
 pub mod rx_route;
 pub mod tx_merge;

@@ -22,6 +22,7 @@
 //! over is never lost.
 
 use super::rx_decode::RxDecode;
+use super::rx_framing::RxFraming;
 use super::rx_output::RxOutput;
 use crate::router::{PortConfig, RouteAction, RouteConfig};
 use crate::stream::{PortSink, TlpSource};
@@ -76,37 +77,25 @@ pub struct RxRoute {
     steer: DFF<Steer>,
     /// The second register: the beat, steered.
     out: RxOutput,
-    /// DWs the packet in progress still owes (from its header's length field).
-    dws_left: DFF<Bits<12>>,
-    /// `dws_left` up to 7 (7 for more): all a beat of at most 4 DWs is compared with, so
-    /// the framing check waits on no 12-bit compare.
-    left_small: DFF<Bits<3>>,
+    /// The DWs the packet in progress owes, and each beat's framing against them.
+    framing: RxFraming,
     /// See `discard`.
     out_discard: DFF<Bit>,
     /// The packet in progress was counted malformed already.
     flagged: DFF<Bit>,
-    /// This beat breaks its packet's framing.
-    bad: Signal<Local, Bit>,
+    /// Link down cuts the packet in progress short (its last beat is not in the first
+    /// register).
+    cut: Signal<Local, Bit>,
     /// The first register's beat moves on this cycle.
     take: Signal<Local, Bit>,
     /// Where this beat goes.
     cur: Signal<Local, Steer>,
-    /// DWs in this beat.
-    beat_dws: Signal<Local, Bits<12>>,
 }
 
 impl Logic for RxRoute {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            steer,
-            dws_left,
-            left_small,
-            out_discard,
-            flagged
-        );
+        dff_setup!(self, clock, steer, out_discard, flagged);
         self.decode.clock.next = self.clock.val();
         self.decode.reset.next = self.reset.val();
         self.decode.link_up.next = self.link_up.val();
@@ -146,42 +135,43 @@ impl Logic for RxRoute {
                 self.cur.next = Steer::Link;
             }
         }
-        self.beat_dws.next = bit_cast::<12, 3>(self.decode.beat_dws.val());
 
         // Framing of this beat against its packet's header.
-        self.bad.next = false;
-        if self.decode.sop.val() {
-            self.bad.next = (self.decode.action.val() == RouteAction::Malformed)
-                || self.decode.misframed.val()
-                || self.decode.too_big.val();
-        } else {
-            self.bad.next = (self.steer.q.val() == Steer::Idle)
-                || (bit_cast::<12, 3>(self.left_small.q.val()) < self.beat_dws.val())
-                || (self.decode.eop.val()
-                    && (bit_cast::<12, 3>(self.left_small.q.val()) != self.beat_dws.val()));
-        }
+        self.cut.next = !self.link_up.val()
+            && (self.steer.q.val() != Steer::Idle)
+            && !(self.decode.valid.val() && self.decode.eop.val());
+        self.framing.clock.next = self.clock.val();
+        self.framing.reset.next = self.reset.val();
+        self.framing.take.next = self.take.val();
+        self.framing.sop.next = self.decode.sop.val();
+        self.framing.eop.next = self.decode.eop.val();
+        self.framing.beat_dws.next = self.decode.beat_dws.val();
+        self.framing.total_dws.next = self.decode.total_dws.val();
+        self.framing.header_bad.next = (self.decode.action.val() == RouteAction::Malformed)
+            || self.decode.misframed.val()
+            || self.decode.too_big.val();
+        self.framing.idle.next = self.steer.q.val() == Steer::Idle;
+        self.framing.cut.next = self.cut.val();
 
         self.dropped.next = false;
         self.malformed.next = false;
         if self.take.val() {
-            if self.bad.val() && (self.cur.val() == Steer::Xbar) {
+            if self.framing.bad.val() && (self.cur.val() == Steer::Xbar) {
                 self.cur.next = Steer::Drop;
             }
             self.steer.d.next = self.cur.val();
             // The crossbar's packet in progress ends here, short or bad: drop it.
-            self.out_discard.d.next =
-                (self.steer.q.val() == Steer::Xbar) && (self.decode.sop.val() || self.bad.val());
+            self.out_discard.d.next = (self.steer.q.val() == Steer::Xbar)
+                && (self.decode.sop.val() || self.framing.bad.val());
             if self.decode.sop.val() {
-                self.dws_left.d.next = self.decode.total_dws.val() - self.beat_dws.val();
                 // A packet cut short by this sop counts too, unless it was counted.
-                self.malformed.next = self.bad.val()
+                self.malformed.next = self.framing.bad.val()
                     || ((self.steer.q.val() != Steer::Idle) && !self.flagged.q.val());
-                self.flagged.d.next = self.bad.val();
+                self.flagged.d.next = self.framing.bad.val();
                 self.dropped.next = self.decode.action.val() == RouteAction::Drop;
             } else {
-                self.dws_left.d.next = self.dws_left.q.val() - self.beat_dws.val();
-                self.malformed.next = self.bad.val() && !self.flagged.q.val();
-                self.flagged.d.next = self.flagged.q.val() || self.bad.val();
+                self.malformed.next = self.framing.bad.val() && !self.flagged.q.val();
+                self.flagged.d.next = self.flagged.q.val() || self.framing.bad.val();
             }
             if self.decode.eop.val() {
                 self.steer.d.next = Steer::Idle;
@@ -195,16 +185,12 @@ impl Logic for RxRoute {
         // Link down: the packet in progress was cut short, unless its last beat is in the
         // first register; what of it is not yet past the output register goes, and the
         // ingress FIFO drops the rest.
-        if !self.link_up.val()
-            && (self.steer.q.val() != Steer::Idle)
-            && !(self.decode.valid.val() && self.decode.eop.val())
-        {
+        if self.cut.val() {
             self.steer.d.next = Steer::Idle;
             self.out.cancel.next = true;
             self.out_discard.d.next = self.steer.q.val() == Steer::Xbar;
             self.malformed.next = !self.flagged.q.val();
             self.flagged.d.next = false;
-            self.dws_left.d.next = 0.into();
         } else if !self.link_up.val()
             && self.decode.valid.val()
             && !self.decode.eop.val()
@@ -214,14 +200,8 @@ impl Logic for RxRoute {
             // started here.
             self.malformed.next = true;
         }
-        self.left_small.d.next = 7.into();
-        if self.dws_left.d.val() < 7 {
-            self.left_small.d.next = self.dws_left.d.val().get_bits::<3>(0);
-        }
         if self.reset.val() {
             self.steer.d.next = Steer::Idle;
-            self.dws_left.d.next = 0.into();
-            self.left_small.d.next = 0.into();
             self.out_discard.d.next = false;
             self.flagged.d.next = false;
         }
