@@ -12,7 +12,8 @@
 //!
 //! - `desc_ram`: the internal descriptor memory, written through BAR0.
 //! - `channel`: per channel, the chain walker, notifications and status, with its parts:
-//!   `desc_regs` (the current descriptor and its fields), `desc_check` (the
+//!   `chain_walk` (the state along the chain, with `desc_pointer`, the current
+//!   descriptor, and `stop_cause`, why it stopped), `desc_regs` (the current descriptor and its fields), `desc_check` (the
 //!   descriptor's error cause), two `cursor`s (read and write: the next TLP's
 //!   address, size and ring position, block after block), `end_writes` (the
 //!   notifications and MSI after a descriptor's data), `cpl_watchdog` (the
@@ -54,6 +55,7 @@ pub mod cursor;
 pub mod data_cursors;
 pub mod desc_check;
 pub mod desc_fetches;
+pub mod desc_pointer;
 pub mod desc_ram;
 pub mod desc_regs;
 pub mod dest_route;
@@ -70,6 +72,7 @@ pub mod read_req;
 pub mod requests;
 pub mod ring_rows;
 pub mod round_robin;
+pub mod stop_cause;
 pub mod tag_class;
 pub mod tag_table;
 pub mod write_beat;
@@ -78,6 +81,8 @@ pub mod write_pick;
 
 #[cfg(test)]
 mod bandwidth_tests;
+#[cfg(test)]
+mod chain_walk_tests;
 #[cfg(test)]
 mod channel_count_tests;
 #[cfg(test)]
