@@ -9,10 +9,12 @@
 //!
 //! Two registers: [`EgressDecode`] holds each beat with its header's decoding (global
 //! write, target enabled, local address); the translation here decides from them, with
-//! the header's two translated forms from [`EgressHeaders`].
+//! the header's two translated forms from [`EgressHeaders`] and the lane shift of a
+//! 3-DW write from [`EgressShift`].
 
 use super::egress_decode::EgressDecode;
 use super::egress_headers::EgressHeaders;
+use super::egress_shift::EgressShift;
 use crate::csr::target_regs::TARGETS;
 use crate::stream::{TlpSink, TlpSource};
 use rust_hdl::prelude::*;
@@ -51,23 +53,14 @@ pub struct EgressTranslate {
     pub dropped: Signal<Out, Bit>,
     /// What the stage does with the packet in progress.
     mode: DFF<EgressMode>,
-    /// Three lanes kept for the next output beat of a shifted packet: the 3-DW header, then
-    /// the last three lanes of the beat before.
-    held: DFF<Bits<96>>,
-    /// The next output beat is the shifted packet's first (`sop`).
-    first_out: DFF<Bit>,
-    /// `empty` of the beat sent in `Flush`.
-    flush_empty: DFF<Bits<2>>,
     /// The first register: the beat and its header's decoding.
     decode: EgressDecode,
     /// The registered beat is used this cycle.
     take: Signal<Local, Bit>,
-    /// Empty lanes of the flushed beat, before the cut to 2 bits.
-    flush_pad: Signal<Local, Bits<3>>,
-    /// DWs the registered beat carries (4, fewer in an `eop` beat).
-    in_used: Signal<Local, Bits<3>>,
     /// The header's translated forms.
     headers: EgressHeaders,
+    /// The lane shift of a shifted packet (`Shift`, `Flush`).
+    shift: EgressShift,
 }
 
 impl Default for EgressTranslate {
@@ -81,14 +74,10 @@ impl Default for EgressTranslate {
             target_enable: Default::default(),
             dropped: Default::default(),
             mode: Default::default(),
-            held: Default::default(),
-            first_out: Default::default(),
-            flush_empty: Default::default(),
             decode: Default::default(),
             take: Default::default(),
-            flush_pad: Default::default(),
-            in_used: Default::default(),
             headers: Default::default(),
+            shift: Default::default(),
         }
     }
 }
@@ -96,7 +85,7 @@ impl Default for EgressTranslate {
 impl Logic for EgressTranslate {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, mode, held, first_out, flush_empty);
+        dff_setup!(self, clock, mode);
         self.decode.clock.next = self.clock.val();
         self.decode.reset.next = self.reset.val();
         TlpSink::link(&mut self.from_xbar, &mut self.decode.from_xbar);
@@ -106,11 +95,14 @@ impl Logic for EgressTranslate {
         self.decode.target_enable.next = self.target_enable.val();
         self.headers.head.next = self.decode.data.val().get_bits::<64>(0);
         self.headers.local_addr.next = self.decode.local_addr.val();
-        self.in_used.next = 4.into();
-        if self.decode.eop.val() {
-            self.in_used.next = 4 - bit_cast::<3, 2>(self.decode.empty.val());
-        }
-        self.flush_pad.next = 5 - self.in_used.val();
+        self.shift.clock.next = self.clock.val();
+        self.shift.data.next = self.decode.data.val();
+        self.shift.eop.next = self.decode.eop.val();
+        self.shift.empty.next = self.decode.empty.val();
+        self.shift.header.next = self.headers.three_dw.val();
+        self.shift.load.next = false;
+        self.shift.advance.next = false;
+        self.shift.flush.next = self.mode.q.val() == EgressMode::Flush;
 
         // Defaults: pass the input through.
         self.to_port.data.next = self.decode.data.val();
@@ -123,6 +115,13 @@ impl Logic for EgressTranslate {
         self.to_port.valid.next = self.decode.valid.val();
         self.take.next = self.to_port.ready.val();
         self.dropped.next = false;
+        // A shifted packet's beats are the lane shift's.
+        if self.shift.flush.val() || (self.mode.q.val() == EgressMode::Shift) {
+            self.to_port.data.next = self.shift.out_data.val();
+            self.to_port.sop.next = self.shift.out_sop.val();
+            self.to_port.eop.next = self.shift.out_eop.val();
+            self.to_port.empty.next = self.shift.out_empty.val();
+        }
 
         match self.mode.q.val() {
             EgressMode::Idle => {
@@ -143,13 +142,11 @@ impl Logic for EgressTranslate {
                         // Absorb the header beat; it leaves with the first payload DW.
                         self.to_port.valid.next = false;
                         self.take.next = true;
-                        self.held.d.next = self.headers.three_dw.val();
-                        self.first_out.d.next = true;
+                        self.shift.load.next = true;
                         self.mode.d.next = EgressMode::Shift;
                         if self.decode.eop.val() {
                             // No payload (malformed): the header leaves alone.
                             self.mode.d.next = EgressMode::Flush;
-                            self.flush_empty.d.next = 1.into();
                         }
                     }
                 } else if self.decode.valid.val()
@@ -165,28 +162,17 @@ impl Logic for EgressTranslate {
                 }
             }
             EgressMode::Shift => {
-                self.to_port.data.next = bit_cast::<128, 96>(self.held.q.val())
-                    | (bit_cast::<128, 32>(self.decode.data.val().get_bits::<32>(0)) << 96);
-                self.to_port.sop.next = self.first_out.q.val();
-                self.to_port.eop.next = self.decode.eop.val() && (self.in_used.val() == 1);
-                self.to_port.empty.next = 0.into();
                 if self.decode.valid.val() && self.to_port.ready.val() {
-                    self.held.d.next = self.decode.data.val().get_bits::<96>(32);
-                    self.first_out.d.next = false;
+                    self.shift.advance.next = true;
                     if self.decode.eop.val() {
-                        self.mode.d.next = EgressMode::Idle;
-                        if self.in_used.val() != 1 {
-                            self.mode.d.next = EgressMode::Flush;
-                            self.flush_empty.d.next = bit_cast::<2, 3>(self.flush_pad.val());
+                        self.mode.d.next = EgressMode::Flush;
+                        if self.shift.ends.val() {
+                            self.mode.d.next = EgressMode::Idle;
                         }
                     }
                 }
             }
             EgressMode::Flush => {
-                self.to_port.data.next = bit_cast::<128, 96>(self.held.q.val());
-                self.to_port.sop.next = self.first_out.q.val();
-                self.to_port.eop.next = true;
-                self.to_port.empty.next = self.flush_empty.q.val();
                 self.to_port.valid.next = true;
                 self.take.next = false;
                 if self.to_port.ready.val() {
@@ -202,8 +188,7 @@ impl Logic for EgressTranslate {
                         && !self.decode.eop.val()
                     {
                         self.take.next = true;
-                        self.held.d.next = self.headers.three_dw.val();
-                        self.first_out.d.next = true;
+                        self.shift.load.next = true;
                         self.mode.d.next = EgressMode::Shift;
                     }
                 }

@@ -4,7 +4,8 @@
 //! endpoint config space `cfg_space`, whose registers are `cfg_regs`, and the
 //! root-complex bring-up engine `bringup`, sharing the config-TLP codes in `cfg_tlp`), the
 //! N port's egress translation (`egress_decode` registers each beat with its header's
-//! decoding, `egress_translate` rewrites it) and the TX merge of crossbar and
+//! decoding, `egress_translate` rewrites it, `egress_shift` moves a 3-DW write's payload
+//! one lane down) and the TX merge of crossbar and
 //! link-controller traffic (`tx_merge`).
 
 pub mod bringup;
@@ -16,6 +17,7 @@ pub mod cfg_space;
 pub mod cfg_tlp;
 pub mod egress_decode;
 pub mod egress_headers;
+pub mod egress_shift;
 pub mod egress_translate;
 pub mod ep_status;
 pub mod link_ctrl;
