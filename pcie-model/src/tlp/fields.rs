@@ -125,6 +125,33 @@ impl TlpKind {
         TlpKind::Cas,
     ];
 
+    /// The kind that fmt (3 bits) and type (5 bits) encode (PCIe 3.0 Table 2-3), or
+    /// `None` for a reserved combination (a TLP prefix's fmt among them).
+    pub fn from_fmt_type(fmt: u8, ty: u8) -> Option<TlpKind> {
+        use TlpKind::*;
+        Some(match (fmt, ty) {
+            (0 | 1, 0b00000) => MRd,
+            (2 | 3, 0b00000) => MWr,
+            (0 | 1, 0b00001) => MRdLk,
+            (0, 0b00010) => IORd,
+            (2, 0b00010) => IOWr,
+            (0, 0b00100) => CfgRd0,
+            (2, 0b00100) => CfgWr0,
+            (0, 0b00101) => CfgRd1,
+            (2, 0b00101) => CfgWr1,
+            (0, 0b01010) => Cpl,
+            (2, 0b01010) => CplD,
+            (0, 0b01011) => CplLk,
+            (2, 0b01011) => CplDLk,
+            (2 | 3, 0b01100) => FetchAdd,
+            (2 | 3, 0b01101) => Swap,
+            (2 | 3, 0b01110) => Cas,
+            (1, 0b10000..=0b10111) => Msg,
+            (3, 0b10000..=0b10111) => MsgD,
+            _ => return None,
+        })
+    }
+
     /// The spec's mnemonic: `MRd`, `MWr`, `CplD`, `CAS`, ...
     pub fn as_str(self) -> &'static str {
         match self {

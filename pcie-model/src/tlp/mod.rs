@@ -38,6 +38,7 @@ pub use fields::{
 pub use header::{AtomicRequest, CfgRequest, Completion, Header, IoRequest, MemRequest, Message};
 pub use ids::{Addr, Bdf, CompleterId, RequesterId, Tag};
 pub use json::JsonError;
+pub use validate::check_byte_enables;
 
 /// The largest payload a TLP can carry: 1024 DWs.
 pub const MAX_PAYLOAD_BYTES: usize = 4096;

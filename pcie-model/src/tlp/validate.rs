@@ -50,7 +50,7 @@ pub(super) fn check(header: &Header, common: &Common, payload: &[u8]) -> Result<
         Header::IoRead(r) | Header::IoWrite(r) => {
             let write = matches!(header, Header::IoWrite(_));
             one_dw_request(common, payload, write)?;
-            check_be(r.first_be, 0, 1, r.address.0)?;
+            check_byte_enables(r.first_be, 0, 1, r.address.0)?;
             if r.address.0 & 3 != 0 {
                 return Err(reserved("address[1:0]", r.address.0 & 3));
             }
@@ -66,7 +66,7 @@ pub(super) fn check(header: &Header, common: &Common, payload: &[u8]) -> Result<
         Header::CfgRead(r) | Header::CfgWrite(r) => {
             let write = matches!(header, Header::CfgWrite(_));
             one_dw_request(common, payload, write)?;
-            check_be(r.first_be, 0, 1, 0)?;
+            check_byte_enables(r.first_be, 0, 1, 0)?;
             if r.register > 1023 {
                 return Err(invalid(
                     "register",
@@ -183,7 +183,7 @@ fn check_mem(req: &MemRequest, length_dw: u16) -> Result<(), TlpError> {
         return Err(reserved("address[1:0]", req.address.0 & 3));
     }
     check_width(req.width, req.address.0)?;
-    check_be(req.first_be, req.last_be, length_dw, req.address.0)?;
+    check_byte_enables(req.first_be, req.last_be, length_dw, req.address.0)?;
     // §2.2.7: a memory request must not cross a 4 KiB boundary.
     if (req.address.0 & 0xfff) + 4 * u64::from(length_dw) > 4096 {
         return Err(TlpError::Crosses4KiB {
@@ -194,8 +194,15 @@ fn check_mem(req: &MemRequest, length_dw: u16) -> Result<(), TlpError> {
     Ok(())
 }
 
-/// Byte-enable rules of PCIe 3.0 §2.2.5.
-fn check_be(first_be: u8, last_be: u8, length_dw: u16, address: u64) -> Result<(), TlpError> {
+/// Byte-enable rules of PCIe 3.0 §2.2.5 for a memory request of `length_dw` DWs at
+/// `address`: a 1-DW request has `last_be` 0; a longer one has both nonzero and
+/// contiguous, unless it is a QW-aligned 2-DW request.
+pub fn check_byte_enables(
+    first_be: u8,
+    last_be: u8,
+    length_dw: u16,
+    address: u64,
+) -> Result<(), TlpError> {
     if first_be > 0xf {
         return Err(invalid(
             "first_be",
@@ -324,14 +331,26 @@ mod tests {
 
     #[test]
     fn be_rules() {
-        assert!(check_be(0, 0, 1, 0).is_ok(), "zero-length request");
-        assert!(check_be(0b0101, 0, 1, 0).is_ok(), "holes allowed in 1 DW");
-        assert!(check_be(0xf, 1, 1, 0).is_err());
-        assert!(check_be(0, 0xf, 2, 0).is_err());
-        assert!(check_be(0xf, 0, 2, 0).is_err());
-        assert!(check_be(0b0101, 0b1010, 2, 8).is_ok(), "QW-aligned 2 DW");
-        assert!(check_be(0b0101, 0b1010, 2, 4).is_err(), "not QW-aligned");
-        assert!(check_be(0b1111, 0b1010, 3, 0).is_err());
-        assert!(check_be(0b1100, 0b0111, 3, 0).is_ok());
+        assert!(
+            check_byte_enables(0, 0, 1, 0).is_ok(),
+            "zero-length request"
+        );
+        assert!(
+            check_byte_enables(0b0101, 0, 1, 0).is_ok(),
+            "holes allowed in 1 DW"
+        );
+        assert!(check_byte_enables(0xf, 1, 1, 0).is_err());
+        assert!(check_byte_enables(0, 0xf, 2, 0).is_err());
+        assert!(check_byte_enables(0xf, 0, 2, 0).is_err());
+        assert!(
+            check_byte_enables(0b0101, 0b1010, 2, 8).is_ok(),
+            "QW-aligned 2 DW"
+        );
+        assert!(
+            check_byte_enables(0b0101, 0b1010, 2, 4).is_err(),
+            "not QW-aligned"
+        );
+        assert!(check_byte_enables(0b1111, 0b1010, 3, 0).is_err());
+        assert!(check_byte_enables(0b1100, 0b0111, 3, 0).is_ok());
     }
 }

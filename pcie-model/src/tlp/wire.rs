@@ -83,29 +83,8 @@ fn push_address(push: &mut impl FnMut(u32), address: Addr, width: AddrWidth) {
 
 /// The kind fmt and type encode (PCIe 3.0 Table 2-3).
 fn kind_of(fmt: Fmt, ty: u8) -> Result<TlpKind, TlpError> {
-    use TlpKind::*;
     let f = fmt.bits();
-    Ok(match (f, ty) {
-        (0 | 1, 0b00000) => MRd,
-        (2 | 3, 0b00000) => MWr,
-        (0 | 1, 0b00001) => MRdLk,
-        (0, 0b00010) => IORd,
-        (2, 0b00010) => IOWr,
-        (0, 0b00100) => CfgRd0,
-        (2, 0b00100) => CfgWr0,
-        (0, 0b00101) => CfgRd1,
-        (2, 0b00101) => CfgWr1,
-        (0, 0b01010) => Cpl,
-        (2, 0b01010) => CplD,
-        (0, 0b01011) => CplLk,
-        (2, 0b01011) => CplDLk,
-        (2 | 3, 0b01100) => FetchAdd,
-        (2 | 3, 0b01101) => Swap,
-        (2 | 3, 0b01110) => Cas,
-        (1, 0b10000..=0b10111) => Msg,
-        (3, 0b10000..=0b10111) => MsgD,
-        _ => return Err(TlpError::ReservedFmtType { fmt: f, ty }),
-    })
+    TlpKind::from_fmt_type(f, ty).ok_or(TlpError::ReservedFmtType { fmt: f, ty })
 }
 
 fn be_u32(bytes: &[u8], at: usize) -> u32 {

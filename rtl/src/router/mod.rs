@@ -21,15 +21,19 @@
 //! at N, an address in BAR2 is global too (the RX stage rewrites its bits 63:40).
 //! RDMA Write only: reads and atomics are served only by the CSRs.
 //!
-//! Byte enables (PCIe 2.0, 2.2.5, which lets a receiver treat a violation as a malformed
-//! TLP): a 1-DW request has `last_be` 0; a longer one has both nonzero, and contiguous
-//! (`first_be` enabling up to its DW's end, `last_be` from its DW's start) unless it is
-//! a QW-aligned 2-DW request. `pcie_model`'s TLP validation states the same rule; the
-//! property tests hold the two to each other.
+//! Stages: [`TlpTypeDecode`] tells the TLP's class from fmt and type, [`ByteEnableCheck`]
+//! a memory request's byte enables against PCIe's rules, [`RouteLookup`] a global write's
+//! way; both stages are tested against `pcie_model` exhaustively, and the property tests
+//! hold the whole decision to the table above.
+
+pub mod byte_enables;
+pub mod tlp_type;
 
 use crate::route_lookup::RouteLookup;
+use byte_enables::ByteEnableCheck;
 use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE_HI, MAX_NODES};
 use rust_hdl::prelude::*;
+use tlp_type::TlpTypeDecode;
 
 // The widths below: the node field is 6 bits (64 nodes, 3 `ROUTE` bits each), and the
 // global space's base is address bits 63:42 (bits 31:10 of the upper DW).
@@ -103,22 +107,8 @@ pub struct Router {
     pub rewrite_global: Signal<Out, Bit>,
     /// The fmt field (DW0 bits 31:29).
     fmt: Signal<Local, Bits<3>>,
-    /// The type field (DW0 bits 28:24).
-    typ: Signal<Local, Bits<5>>,
-    /// A memory request: a read, a locked read or a write.
-    is_mem: Signal<Local, Bit>,
-    /// An atomic request: FetchAdd, Swap or CAS.
-    is_atomic: Signal<Local, Bit>,
-    /// An I/O read or write request.
-    is_io: Signal<Local, Bit>,
-    /// A config request, type 0 or type 1.
-    is_cfg: Signal<Local, Bit>,
-    /// A completion (Cpl, CplD, CplLk or CplDLk).
-    is_cpl: Signal<Local, Bit>,
-    /// A message (Msg or MsgD).
-    is_msg: Signal<Local, Bit>,
-    /// A non-posted request (a memory read, an I/O request or an atomic): it needs an answer.
-    non_posted: Signal<Local, Bit>,
+    /// What the TLP is.
+    kind: TlpTypeDecode,
     /// Address bits 63:32 (0 for a 3-DW header).
     addr_hi: Signal<Local, Bits<32>>,
     /// Address bits 31:0.
@@ -131,14 +121,8 @@ pub struct Router {
     bar2_hit: Signal<Local, Bit>,
     /// The address is global: a BAR2 hit, or away from N, bits 63:42 are the global base.
     is_global: Signal<Local, Bit>,
-    /// `first_be` (DW1 bits 3:0).
-    first_be: Signal<Local, Bits<4>>,
-    /// `last_be` (DW1 bits 7:4).
-    last_be: Signal<Local, Bits<4>>,
-    /// The length field is 1 DW.
-    one_dw: Signal<Local, Bit>,
-    /// A memory request's byte enables follow PCIe's rules.
-    be_ok: Signal<Local, Bit>,
+    /// Whether a memory request's byte enables follow PCIe's rules.
+    be: ByteEnableCheck,
     /// Where a global write goes.
     lookup: RouteLookup,
     /// The global space's base (address bits 63:42), to tell a global address away from N.
@@ -159,24 +143,14 @@ impl Default for Router {
             unsupported: Default::default(),
             rewrite_global: Default::default(),
             fmt: Default::default(),
-            typ: Default::default(),
-            is_mem: Default::default(),
-            is_atomic: Default::default(),
-            is_io: Default::default(),
-            is_cfg: Default::default(),
-            is_cpl: Default::default(),
-            is_msg: Default::default(),
-            non_posted: Default::default(),
+            kind: Default::default(),
             addr_hi: Default::default(),
             addr_lo: Default::default(),
             is_n: Default::default(),
             bar0_hit: Default::default(),
             bar2_hit: Default::default(),
             is_global: Default::default(),
-            first_be: Default::default(),
-            last_be: Default::default(),
-            one_dw: Default::default(),
-            be_ok: Default::default(),
+            be: Default::default(),
             lookup: Default::default(),
             global_base_hi: Constant::new(GLOBAL_BASE_HI.into()),
         }
@@ -187,23 +161,8 @@ impl Logic for Router {
     #[hdl_gen]
     fn update(&mut self) {
         self.fmt.next = self.dw0.val().get_bits::<3>(29);
-        self.typ.next = self.dw0.val().get_bits::<5>(24);
-        // fmt bit 1: with data; bit 0: 4-DW header; fmt 1xx is a TLP prefix (unsupported).
-        self.is_mem.next = ((self.typ.val() == 0) && !self.fmt.val().get_bit(2))
-            || ((self.typ.val() == 1) && (self.fmt.val().get_bits::<2>(1) == 0));
-        self.is_atomic.next = (self.typ.val() >= 12)
-            && (self.typ.val() <= 14)
-            && (self.fmt.val().get_bits::<2>(1) == 1);
-        self.is_io.next = (self.typ.val() == 2) && ((self.fmt.val() == 0) || (self.fmt.val() == 2));
-        self.is_cfg.next = ((self.typ.val() == 4) || (self.typ.val() == 5))
-            && ((self.fmt.val() == 0) || (self.fmt.val() == 2));
-        self.is_cpl.next = ((self.typ.val() == 10) || (self.typ.val() == 11))
-            && ((self.fmt.val() == 0) || (self.fmt.val() == 2));
-        self.is_msg.next = (self.typ.val().get_bits::<2>(3) == 2)
-            && ((self.fmt.val() == 1) || (self.fmt.val() == 3));
-        self.non_posted.next = self.is_atomic.val()
-            || self.is_io.val()
-            || (self.is_mem.val() && !self.fmt.val().get_bit(1));
+        self.kind.fmt.next = self.fmt.val();
+        self.kind.typ.next = self.dw0.val().get_bits::<5>(24);
 
         self.addr_hi.next = 0.into();
         self.addr_lo.next = self.dw2.val();
@@ -211,23 +170,10 @@ impl Logic for Router {
             self.addr_hi.next = self.dw2.val();
             self.addr_lo.next = self.dw3.val();
         }
-        self.first_be.next = self.dw1.val().get_bits::<4>(0);
-        self.last_be.next = self.dw1.val().get_bits::<4>(4);
-        self.one_dw.next = self.dw0.val().get_bits::<10>(0) == 1;
-        self.be_ok.next = self.one_dw.val() && (self.last_be.val() == 0);
-        if !self.one_dw.val() && (self.first_be.val() != 0) && (self.last_be.val() != 0) {
-            // Only a QW-aligned 2-DW request may have holes.
-            self.be_ok.next = ((self.dw0.val().get_bits::<10>(0) == 2)
-                && !self.addr_lo.val().get_bit(2))
-                || (((self.first_be.val() == 0xF)
-                    || (self.first_be.val() == 0xE)
-                    || (self.first_be.val() == 0xC)
-                    || (self.first_be.val() == 0x8))
-                    && ((self.last_be.val() == 0x1)
-                        || (self.last_be.val() == 0x3)
-                        || (self.last_be.val() == 0x7)
-                        || (self.last_be.val() == 0xF)));
-        }
+        self.be.length.next = self.dw0.val().get_bits::<10>(0);
+        self.be.first_be.next = self.dw1.val().get_bits::<4>(0);
+        self.be.last_be.next = self.dw1.val().get_bits::<4>(4);
+        self.be.upper_dw.next = self.addr_lo.val().get_bit(2);
 
         self.is_n.next = self.port.port_index.val() == 0;
         self.bar0_hit.next = self.is_n.val()
@@ -251,15 +197,15 @@ impl Logic for Router {
         self.action.next = RouteAction::Drop;
         self.dest.next = 4.into();
         self.unsupported.next = false;
-        if self.non_posted.val() {
+        if self.kind.non_posted.val() {
             self.action.next = RouteAction::Forward;
             self.unsupported.next = true;
         }
 
-        if self.is_cfg.val() {
+        if self.kind.is_cfg.val() {
             self.action.next = RouteAction::Link;
             self.unsupported.next = false;
-        } else if self.is_cpl.val() {
+        } else if self.kind.is_cpl.val() {
             self.unsupported.next = false;
             if self.port.role_rc.val() {
                 self.action.next = RouteAction::Link;
@@ -268,20 +214,20 @@ impl Logic for Router {
             } else {
                 self.action.next = RouteAction::Drop;
             }
-        } else if self.is_msg.val() {
+        } else if self.kind.is_msg.val() {
             self.action.next = RouteAction::Drop;
-        } else if self.is_mem.val() && !self.be_ok.val() {
+        } else if self.kind.is_mem.val() && !self.be.ok.val() {
             self.action.next = RouteAction::Malformed;
             self.unsupported.next = false;
-        } else if self.is_mem.val() || self.is_atomic.val() {
+        } else if self.kind.is_mem.val() || self.kind.is_atomic.val() {
             if self.bar0_hit.val() {
                 self.action.next = RouteAction::Forward;
-                self.unsupported.next = self.is_atomic.val();
-            } else if self.is_global.val() && !self.non_posted.val() && self.lookup.ok.val() {
+                self.unsupported.next = self.kind.is_atomic.val();
+            } else if self.is_global.val() && !self.kind.non_posted.val() && self.lookup.ok.val() {
                 self.action.next = RouteAction::Forward;
                 self.dest.next = self.lookup.dest.val();
             }
-        } else if !self.is_io.val() {
+        } else if !self.kind.is_io.val() {
             self.action.next = RouteAction::Malformed;
             self.unsupported.next = false;
         }
