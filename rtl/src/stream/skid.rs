@@ -94,6 +94,17 @@ impl Logic for TlpSkid {
         self.source.src.next = self.main_src.q.val();
         self.source.unsupported.next = self.main_unsupported.q.val();
         self.pop.next = self.source.valid.val() && self.source.ready.val();
+        if !self.skid_valid.q.val() {
+            // Free, `skid` follows the input: a beat pushed behind a stalled `main` is
+            // in it, and only `skid_valid` waits for the push and the pop.
+            self.skid_data.d.next = self.sink.data.val();
+            self.skid_sop.d.next = self.sink.sop.val();
+            self.skid_eop.d.next = self.sink.eop.val();
+            self.skid_empty.d.next = self.sink.empty.val();
+            self.skid_dest.d.next = self.sink.dest.val();
+            self.skid_src.d.next = self.sink.src.val();
+            self.skid_unsupported.d.next = self.sink.unsupported.val();
+        }
         if !self.main_valid.q.val() || self.pop.val() {
             // `main` is free: refill it from `skid` first (that beat is older, and
             // nothing is pushed while `skid` holds one).
@@ -119,13 +130,6 @@ impl Logic for TlpSkid {
             }
         } else if self.push.val() {
             self.skid_valid.d.next = true;
-            self.skid_data.d.next = self.sink.data.val();
-            self.skid_sop.d.next = self.sink.sop.val();
-            self.skid_eop.d.next = self.sink.eop.val();
-            self.skid_empty.d.next = self.sink.empty.val();
-            self.skid_dest.d.next = self.sink.dest.val();
-            self.skid_src.d.next = self.sink.src.val();
-            self.skid_unsupported.d.next = self.sink.unsupported.val();
         }
         if self.reset.val() {
             self.main_valid.d.next = false;

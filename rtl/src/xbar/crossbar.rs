@@ -37,7 +37,7 @@
 
 use super::arbiter::OutputArbiter;
 use crate::stream::skid::TlpSkid;
-use crate::stream::{TlpSink, TlpSource, ENDPOINT_BITS, NUM_ENDPOINTS};
+use crate::stream::{TlpSink, TlpSource, DATA_BITS, ENDPOINT_BITS, NUM_ENDPOINTS};
 use rust_hdl::prelude::*;
 
 /// The crossbar's inputs: one per endpoint, and the completer's completions.
@@ -102,6 +102,24 @@ pub struct Crossbar {
     sel: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per output: a beat enters its skid buffer this cycle.
     push: [Signal<Local, Bit>; NUM_ENDPOINTS],
+    /// Per output: the selected input's `valid` (the OR over the inputs in `sel`, one
+    /// at most: an OR tree the mapping can balance, where a chain of `if`s is a chain
+    /// of priority muxes).
+    pick_valid: [Signal<Local, Bit>; NUM_ENDPOINTS],
+    /// Per output: the selected input's `data`, as `pick_valid`.
+    pick_data: [Signal<Local, Bits<DATA_BITS>>; NUM_ENDPOINTS],
+    /// Per output: the selected input's `sop`, as `pick_valid`.
+    pick_sop: [Signal<Local, Bit>; NUM_ENDPOINTS],
+    /// Per output: the selected input's `eop`, as `pick_valid`.
+    pick_eop: [Signal<Local, Bit>; NUM_ENDPOINTS],
+    /// Per output: the selected input's `empty`, as `pick_valid`.
+    pick_empty: [Signal<Local, Bits<2>>; NUM_ENDPOINTS],
+    /// Per output: the selected input's `dest`, as `pick_valid`.
+    pick_dest: [Signal<Local, Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
+    /// Per output: the selected input's `src`, as `pick_valid`.
+    pick_src: [Signal<Local, Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
+    /// Per output: the selected input's `unsupported`, as `pick_valid`.
+    pick_unsupported: [Signal<Local, Bit>; NUM_ENDPOINTS],
     /// Per output: `busy` before packing into the status vector.
     out_busy: [Signal<Local, Bit>; NUM_ENDPOINTS],
     /// Number of endpoints: a `dest` at or above it names none.
@@ -134,6 +152,14 @@ impl Crossbar {
             grant: Default::default(),
             sel: Default::default(),
             push: Default::default(),
+            pick_valid: Default::default(),
+            pick_data: Default::default(),
+            pick_sop: Default::default(),
+            pick_eop: Default::default(),
+            pick_empty: Default::default(),
+            pick_dest: Default::default(),
+            pick_src: Default::default(),
+            pick_unsupported: Default::default(),
             out_busy: Default::default(),
             endpoints: Constant::new((NUM_ENDPOINTS as u64).into()),
             one: Constant::new(1.into()),
@@ -198,26 +224,35 @@ impl Logic for Crossbar {
                 self.sel[j].next = self.grant[j].val();
             }
 
-            self.out[j].sink.valid.next = false;
-            self.out[j].sink.data.next = 0.into();
-            self.out[j].sink.sop.next = false;
-            self.out[j].sink.eop.next = false;
-            self.out[j].sink.empty.next = 0.into();
-            self.out[j].sink.dest.next = 0.into();
-            self.out[j].sink.src.next = 0.into();
-            self.out[j].sink.unsupported.next = false;
+            self.pick_valid[j].next = false;
+            self.pick_data[j].next = 0.into();
+            self.pick_sop[j].next = false;
+            self.pick_eop[j].next = false;
+            self.pick_empty[j].next = 0.into();
+            self.pick_dest[j].next = 0.into();
+            self.pick_src[j].next = 0.into();
+            self.pick_unsupported[j].next = false;
             for i in 0..INPUTS {
                 if self.sel[j].val().get_bit(i) {
-                    self.out[j].sink.valid.next = self.sinks[i].valid.val() && !self.reset.val();
-                    self.out[j].sink.data.next = self.sinks[i].data.val();
-                    self.out[j].sink.sop.next = self.sinks[i].sop.val();
-                    self.out[j].sink.eop.next = self.sinks[i].eop.val();
-                    self.out[j].sink.empty.next = self.sinks[i].empty.val();
-                    self.out[j].sink.dest.next = self.sinks[i].dest.val();
-                    self.out[j].sink.src.next = self.sinks[i].src.val();
-                    self.out[j].sink.unsupported.next = self.sinks[i].unsupported.val();
+                    self.pick_valid[j].next = self.pick_valid[j].val() || self.sinks[i].valid.val();
+                    self.pick_data[j].next = self.pick_data[j].val() | self.sinks[i].data.val();
+                    self.pick_sop[j].next = self.pick_sop[j].val() || self.sinks[i].sop.val();
+                    self.pick_eop[j].next = self.pick_eop[j].val() || self.sinks[i].eop.val();
+                    self.pick_empty[j].next = self.pick_empty[j].val() | self.sinks[i].empty.val();
+                    self.pick_dest[j].next = self.pick_dest[j].val() | self.sinks[i].dest.val();
+                    self.pick_src[j].next = self.pick_src[j].val() | self.sinks[i].src.val();
+                    self.pick_unsupported[j].next =
+                        self.pick_unsupported[j].val() || self.sinks[i].unsupported.val();
                 }
             }
+            self.out[j].sink.valid.next = self.pick_valid[j].val() && !self.reset.val();
+            self.out[j].sink.data.next = self.pick_data[j].val();
+            self.out[j].sink.sop.next = self.pick_sop[j].val();
+            self.out[j].sink.eop.next = self.pick_eop[j].val();
+            self.out[j].sink.empty.next = self.pick_empty[j].val();
+            self.out[j].sink.dest.next = self.pick_dest[j].val();
+            self.out[j].sink.src.next = self.pick_src[j].val();
+            self.out[j].sink.unsupported.next = self.pick_unsupported[j].val();
             self.push[j].next = self.out[j].sink.valid.val() && self.out[j].sink.ready.val();
             // The priority moves only when a fresh grant's first beat is taken.
             self.arbiter[j].taken.next = self.push[j].val() && !self.owner[j].q.val().any();
