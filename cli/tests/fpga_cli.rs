@@ -249,6 +249,29 @@ fn over_limit_file_agrees(report: &str, file: &Path) {
         rows.iter().all(|(_, rest)| rest.contains("  <-  ")),
         "{table}"
     );
+    // Beside it, every named signal's depth: none deeper than the worst path, and the
+    // deepest bucket's signals among them.
+    let depths_file = file.with_file_name("signal_depths.txt");
+    assert!(
+        timing.contains(&format!(
+            "every named signal's depth: {}",
+            depths_file.display()
+        )),
+        "{timing}"
+    );
+    let depths = std::fs::read_to_string(&depths_file).unwrap();
+    let named: Vec<(u32, &str)> = depths
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let (d, name) = l.trim_start().split_once("  ").unwrap();
+            (d.parse().unwrap(), name)
+        })
+        .collect();
+    let worst: u32 = worst.parse().unwrap();
+    assert!(named.len() > 1_000, "{} named signals", named.len());
+    assert!(named.iter().all(|&(d, _)| d <= worst), "{depths}");
+    assert!(named.iter().any(|&(d, _)| d > 0), "{depths}");
 }
 
 /// A copy of the Quartus project's settings in a scratch directory.

@@ -73,12 +73,16 @@ pub const COMPARE_CARRY_MAP: &str = include_str!("timing/compare_carry.v");
 pub const COMPARE_CARRY_FILE: &str = "compare_carry.v";
 /// The file [`yosys_timing`] lists the signals over the limit in.
 pub const OVER_LIMIT_FILE: &str = "over_limit.txt";
-/// The line that says where [`yosys_timing`], run in `work_dir`, listed the signals over
-/// the limit (the commands print it under the census).
+/// The file [`yosys_timing`] lists every named signal's depth in.
+pub const SIGNAL_DEPTHS_FILE: &str = "signal_depths.txt";
+/// The lines that say where [`yosys_timing`], run in `work_dir`, listed the signals over
+/// the limit and every named signal's depth (the commands print them under the census).
 pub fn over_limit_file_line(work_dir: &Path) -> String {
     format!(
-        "  every signal over the limit, with its depth: {}",
-        work_dir.join(OVER_LIMIT_FILE).display()
+        "  every signal over the limit, with its depth: {}\n  \
+         every named signal's depth: {}",
+        work_dir.join(OVER_LIMIT_FILE).display(),
+        work_dir.join(SIGNAL_DEPTHS_FILE).display()
     )
 }
 /// How many of the worst distinct paths a report keeps.
@@ -136,6 +140,11 @@ pub struct TimingReport {
     /// deepest path and its bits over the limit, deepest first, then by name
     /// ([`TimingReport::over_limit_table`] writes them out).
     pub over_limit_list: Vec<OverSignal>,
+    /// Every signal whose Verilog name the mapping kept, with the depth at which its
+    /// deepest bit arrives (0: a register's output or an input), by name
+    /// ([`TimingReport::signal_depths_table`] writes them out): where a path stands
+    /// before a register, which the path lists name only for the worst paths.
+    pub signal_depths: Vec<(String, u32)>,
     /// 6-input LUTs after mapping.
     pub luts: u64,
     /// Adders and comparators kept as carry chains.
@@ -217,6 +226,17 @@ impl TimingReport {
         out
     }
 
+    /// Every named signal's depth, a line each, by name: `depth signal`.
+    pub fn signal_depths_table(&self) -> String {
+        let mut out = String::from(
+            "# The depth (LUT levels) at which each named signal's deepest bit arrives.\n",
+        );
+        for (signal, depth) in &self.signal_depths {
+            out.push_str(&format!("{depth:>3}  {signal}\n"));
+        }
+        out
+    }
+
     /// Whether the worst path fits the limit, in words.
     pub fn verdict(&self) -> String {
         if self.within_limit() {
@@ -282,6 +302,10 @@ pub fn yosys_timing(set: &VerilogSet, work_dir: &Path) -> Result<TimingReport, C
     let mut report = timing_of_netlist(&json, &set.top)?;
     report.yosys_seconds = seconds;
     std::fs::write(work_dir.join(OVER_LIMIT_FILE), report.over_limit_table())?;
+    std::fs::write(
+        work_dir.join(SIGNAL_DEPTHS_FILE),
+        report.signal_depths_table(),
+    )?;
     Ok(report)
 }
 
@@ -294,6 +318,7 @@ pub fn timing_of_netlist(json: &str, top: &str) -> Result<TimingReport, CheckErr
         paths: a.paths,
         over_limit: a.over,
         over_limit_list: a.over_list,
+        signal_depths: a.named,
         luts: a.counts.luts,
         carry_chains: a.counts.carry_chains,
         flip_flops: a.counts.flip_flops,

@@ -91,6 +91,9 @@ pub(super) struct Analysis {
     /// Each of those signals: its deepest path and how many of its bits end a path
     /// above `limit`; deepest first, then by name.
     pub over_list: Vec<OverSignal>,
+    /// Every signal the mapping kept a Verilog name of, with the deepest arrival among
+    /// its bits (0 for a register's output), by name.
+    pub named: Vec<(String, u32)>,
     pub counts: Counts,
 }
 
@@ -179,6 +182,14 @@ pub(super) fn analyse(
         .rev()
         .map(|(d, (bits, signals))| (d, bits, signals.len()))
         .collect();
+    let mut named: BTreeMap<String, u32> = BTreeMap::new();
+    for (bit, _) in names.0.iter() {
+        if let Some(label) = names.verilog(*bit) {
+            let depth = arrival.get(bit).copied().unwrap_or(0);
+            let deepest = named.entry(base(&label)).or_default();
+            *deepest = (*deepest).max(depth);
+        }
+    }
     let mut seen = HashSet::new();
     paths.retain(|p| seen.insert((base(&p.start), base(&p.end))));
     paths.truncate(keep);
@@ -187,6 +198,7 @@ pub(super) fn analyse(
         paths,
         over,
         over_list,
+        named: named.into_iter().collect(),
         counts,
     })
 }

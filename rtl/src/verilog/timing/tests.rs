@@ -90,6 +90,25 @@ fn netlist_depths_count_luts_carry_chains_and_unclocked_reads() {
     );
     assert!(r.over_limit.is_empty() && r.over_limit_line().is_none());
     assert!(r.over_limit_list.is_empty());
+    // Every named signal, by name: registers and inputs at 0, `mix` after two LUTs (a
+    // bit with two names keeps the shorter: `q`, not `r2`).
+    let named = |s: &[(&str, u32)]| -> Vec<(String, u32)> {
+        s.iter().map(|&(n, d)| (n.to_string(), d)).collect()
+    };
+    assert_eq!(
+        r.signal_depths,
+        named(&[
+            ("d", 0),
+            ("mix", 2),
+            ("out", 0),
+            ("q", 0),
+            ("r0", 0),
+            ("r1", 0)
+        ])
+    );
+    assert!(r
+        .signal_depths_table()
+        .ends_with("  2  mix\n  0  out\n  0  q\n  0  r0\n  0  r1\n"));
     assert_eq!(
         (r.luts, r.carry_chains, r.flip_flops, r.memories),
         (2, 1, 4, 1)
@@ -128,6 +147,12 @@ fn measure(verilog: &str, top: &str) -> Option<TimingReport> {
             table,
             r.over_limit_table(),
             "the file is the report's table"
+        );
+        let depths = std::fs::read_to_string(dir.join(SIGNAL_DEPTHS_FILE)).unwrap();
+        assert_eq!(
+            depths,
+            r.signal_depths_table(),
+            "the file is the report's depths"
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
