@@ -1,6 +1,7 @@
 //! The bring-up engine of a port in the root-complex role: it configures the partner
 //! endpoint in the five steps of `peach2_regmap::config` (`bringup_step` says what each
-//! sends, `bringup_verdict` what each completion means) and reports the outcome.
+//! sends, `bringup_request` builds and holds its beat, `bringup_verdict` says what each
+//! completion means) and reports the outcome.
 //!
 //! Each step sends one config request (CfgRd0/CfgWr0, requester id 0, `first_be` 0xF, to
 //! bus [`PARTNER_BUS`] device 0 function 0) and waits for its completion: requester id 0
@@ -23,11 +24,10 @@
 //! The link controller holds this block in reset while the link is down or the port is an
 //! endpoint, which restarts the sequence on the next link up.
 
+use super::bringup_request::BringupRequest;
 use super::bringup_step::{BringupStep, Step};
 use super::bringup_verdict::BringupVerdict;
-use super::cfg_tlp::{CFG_RD0_DW0, CFG_WR0_DW0};
 use super::status_code;
-use crate::csr::wire_order::WireOrder;
 use crate::stream::TlpSource;
 use peach2_regmap::address::NODE_BITS;
 use peach2_regmap::config::{LinkError, INFO_PORT_SHIFT};
@@ -89,14 +89,6 @@ pub struct BringUp {
     step: DFF<Step>,
     /// Where the current step's request is.
     phase: DFF<Phase>,
-    /// A request beat is held on `tx` until taken.
-    req_valid: DFF<Bit>,
-    /// The request beat held on `tx`.
-    req_data: DFF<Bits<128>>,
-    /// The held request is a CfgWr0 (its beat carries one data DW).
-    req_write: DFF<Bit>,
-    /// The tag of the latest request sent.
-    tag: DFF<Bits<8>>,
     /// Cycles the current step has waited for its completion.
     timer: DFF<Bits<32>>,
     /// See `error`.
@@ -109,22 +101,10 @@ pub struct BringUp {
     p_valid: DFF<Bit>,
     /// The current step's request (`bringup_step`).
     request: BringupStep,
+    /// The request's beat, held on `tx` until taken, and its tag.
+    beat: BringupRequest,
     /// What a completion means for it.
     verdict: BringupVerdict,
-    /// The fresh tag of the next request: the latest one plus one.
-    next_tag: Signal<Local, Bits<8>>,
-    /// Header DW0 of the request beat: a CfgRd0's or a CfgWr0's.
-    beat_dw0: Signal<Local, Bits<32>>,
-    /// Header DW1 of the request beat: requester id 0, the fresh tag, `first_be` 0xF.
-    beat_dw1: Signal<Local, Bits<32>>,
-    /// DW3 of the request beat: the write's data in wire byte order, 0 for a read.
-    beat_dw3: Signal<Local, Bits<32>>,
-    /// The write's value in wire byte order.
-    wvalue_wire: WireOrder,
-    /// Header DW0 of a CfgRd0, for the steps that read.
-    rd0_dw0: Constant<Bits<32>>,
-    /// Header DW0 of a CfgWr0, for the steps that write.
-    wr0_dw0: Constant<Bits<32>>,
     /// The LinkError code for no error, set by reset.
     e_none: Constant<Bits<4>>,
     /// The LinkError code for a step whose completion did not come within `cfg_timeout`.
@@ -155,24 +135,14 @@ impl Default for BringUp {
             partner_valid: Default::default(),
             step: Default::default(),
             phase: Default::default(),
-            req_valid: Default::default(),
-            req_data: Default::default(),
-            req_write: Default::default(),
-            tag: Default::default(),
             timer: Default::default(),
             err: Default::default(),
             p_node: Default::default(),
             p_port: Default::default(),
             p_valid: Default::default(),
             request: Default::default(),
+            beat: Default::default(),
             verdict: Default::default(),
-            next_tag: Default::default(),
-            beat_dw0: Default::default(),
-            beat_dw1: Default::default(),
-            beat_dw3: Default::default(),
-            wvalue_wire: Default::default(),
-            rd0_dw0: Constant::new(CFG_RD0_DW0.into()),
-            wr0_dw0: Constant::new(CFG_WR0_DW0.into()),
             e_none: status_code(LinkError::None as u64),
             e_no_response: status_code(LinkError::NoResponse as u64),
             e_cfg_in_rc: status_code(LinkError::ConfigInRcRole as u64),
@@ -183,56 +153,28 @@ impl Default for BringUp {
 impl Logic for BringUp {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, step, phase, req_valid, req_data, req_write, tag, timer, err, p_node,
-            p_port, p_valid
-        );
+        dff_setup!(self, clock, step, phase, timer, err, p_node, p_port, p_valid);
         // The request of the current step, and the step after it.
         self.request.step.next = self.step.q.val();
         self.request.node_id.next = self.node_id.val();
         self.request.port_index.next = self.port_index.val();
         self.state.next = self.request.state.val();
 
-        // The request beat: requester id 0, a fresh tag, last_be 0, first_be 0xF; write
-        // data byte-swapped into address order.
-        self.next_tag.next = self.tag.q.val() + 1;
-        self.beat_dw0.next = self.wr0_dw0.val();
-        self.wvalue_wire.dw.next = self.request.wvalue.val();
-        self.beat_dw3.next = self.wvalue_wire.swapped.val();
-        if self.request.is_read.val() {
-            self.beat_dw0.next = self.rd0_dw0.val();
-            self.beat_dw3.next = 0.into();
-        }
-        self.beat_dw1.next = (bit_cast::<32, 8>(self.next_tag.val()) << 8) | 0xF;
-        if self.request.active.val()
+        // The request beat, built when the step has one to send and none is held.
+        self.beat.clock.next = self.clock.val();
+        self.beat.reset.next = self.reset.val();
+        self.beat.send.next = self.request.active.val()
             && (self.phase.q.val() == Phase::Send)
-            && !self.req_valid.q.val()
-        {
-            self.req_valid.d.next = true;
-            self.req_write.d.next = !self.request.is_read.val();
-            self.req_data.d.next = bit_cast::<128, 32>(self.beat_dw0.val())
-                | (bit_cast::<128, 32>(self.beat_dw1.val()) << 32)
-                | (bit_cast::<128, 32>(self.request.req_dw2.val()) << 64)
-                | (bit_cast::<128, 32>(self.beat_dw3.val()) << 96);
-            self.tag.d.next = self.next_tag.val();
+            && !self.beat.busy.val();
+        self.beat.is_read.next = self.request.is_read.val();
+        self.beat.dw2.next = self.request.req_dw2.val();
+        self.beat.wvalue.next = self.request.wvalue.val();
+        TlpSource::link(&mut self.tx, &mut self.beat.tx);
+        if self.beat.send.val() {
             self.phase.d.next = Phase::Post;
         }
-        self.tx.valid.next = self.req_valid.q.val();
-        self.tx.data.next = self.req_data.q.val();
-        self.tx.sop.next = true;
-        self.tx.eop.next = true;
-        self.tx.empty.next = 1.into();
-        if self.req_write.q.val() {
-            self.tx.empty.next = 0.into();
-        }
-        self.tx.dest.next = 0.into();
-        self.tx.src.next = 0.into();
-        self.tx.unsupported.next = false;
-        if self.tx.valid.val() && self.tx.ready.val() {
-            self.req_valid.d.next = false;
-            if self.phase.q.val() == Phase::Post {
-                self.phase.d.next = Phase::Wait;
-            }
+        if self.beat.taken.val() && (self.phase.q.val() == Phase::Post) {
+            self.phase.d.next = Phase::Wait;
         }
 
         // The completion's verdict on the request in flight.
@@ -240,7 +182,7 @@ impl Logic for BringUp {
         self.verdict.cpl_valid.next = self.cpl_valid.val();
         self.verdict.waiting.next =
             self.request.active.val() && (self.phase.q.val() == Phase::Wait);
-        self.verdict.tag.next = self.tag.q.val();
+        self.verdict.tag.next = self.beat.tag.val();
         self.verdict.step.next = self.step.q.val();
         self.verdict.is_read.next = self.request.is_read.val();
         self.verdict.expected_partner.next = self.expected_partner.val();
@@ -289,8 +231,6 @@ impl Logic for BringUp {
         if self.reset.val() {
             self.step.d.next = Step::ReadId;
             self.phase.d.next = Phase::Send;
-            self.req_valid.d.next = false;
-            self.tag.d.next = 0.into();
             self.timer.d.next = 0.into();
             self.err.d.next = self.e_none.val();
             self.p_node.d.next = 0.into();

@@ -23,6 +23,7 @@
 
 use super::rx_decode::RxDecode;
 use super::rx_framing::RxFraming;
+use super::rx_malformed::RxMalformed;
 use super::rx_output::RxOutput;
 use crate::router::{PortConfig, RouteAction, RouteConfig};
 use crate::stream::{PortSink, TlpSource};
@@ -81,8 +82,8 @@ pub struct RxRoute {
     framing: RxFraming,
     /// See `discard`.
     out_discard: DFF<Bit>,
-    /// The packet in progress was counted malformed already.
-    flagged: DFF<Bit>,
+    /// One `malformed` pulse per malformed TLP.
+    count: RxMalformed,
     /// Link down cuts the packet in progress short (its last beat is not in the first
     /// register).
     cut: Signal<Local, Bit>,
@@ -95,7 +96,7 @@ pub struct RxRoute {
 impl Logic for RxRoute {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, steer, out_discard, flagged);
+        dff_setup!(self, clock, steer, out_discard);
         self.decode.clock.next = self.clock.val();
         self.decode.reset.next = self.reset.val();
         self.decode.link_up.next = self.link_up.val();
@@ -153,8 +154,23 @@ impl Logic for RxRoute {
         self.framing.idle.next = self.steer.q.val() == Steer::Idle;
         self.framing.cut.next = self.cut.val();
 
+        self.count.clock.next = self.clock.val();
+        self.count.reset.next = self.reset.val();
+        self.count.take.next = self.take.val();
+        self.count.sop.next = self.decode.sop.val();
+        self.count.eop.next = self.decode.eop.val();
+        self.count.bad.next = self.framing.bad.val();
+        self.count.in_packet.next = self.steer.q.val() != Steer::Idle;
+        self.count.cut.next = self.cut.val();
+        // The first register drops the beat waiting in it: a packet cut before it
+        // started here.
+        self.count.lost.next = !self.link_up.val()
+            && self.decode.valid.val()
+            && !self.decode.eop.val()
+            && !self.take.val();
+        self.malformed.next = self.count.malformed.val();
+
         self.dropped.next = false;
-        self.malformed.next = false;
         if self.take.val() {
             if self.framing.bad.val() && (self.cur.val() == Steer::Xbar) {
                 self.cur.next = Steer::Drop;
@@ -164,18 +180,10 @@ impl Logic for RxRoute {
             self.out_discard.d.next = (self.steer.q.val() == Steer::Xbar)
                 && (self.decode.sop.val() || self.framing.bad.val());
             if self.decode.sop.val() {
-                // A packet cut short by this sop counts too, unless it was counted.
-                self.malformed.next = self.framing.bad.val()
-                    || ((self.steer.q.val() != Steer::Idle) && !self.flagged.q.val());
-                self.flagged.d.next = self.framing.bad.val();
                 self.dropped.next = self.decode.action.val() == RouteAction::Drop;
-            } else {
-                self.malformed.next = self.framing.bad.val() && !self.flagged.q.val();
-                self.flagged.d.next = self.flagged.q.val() || self.framing.bad.val();
             }
             if self.decode.eop.val() {
                 self.steer.d.next = Steer::Idle;
-                self.flagged.d.next = false;
             }
         }
         self.out.load.next =
@@ -189,21 +197,10 @@ impl Logic for RxRoute {
             self.steer.d.next = Steer::Idle;
             self.out.cancel.next = true;
             self.out_discard.d.next = self.steer.q.val() == Steer::Xbar;
-            self.malformed.next = !self.flagged.q.val();
-            self.flagged.d.next = false;
-        } else if !self.link_up.val()
-            && self.decode.valid.val()
-            && !self.decode.eop.val()
-            && !self.take.val()
-        {
-            // The first register drops the beat waiting in it: a packet cut before it
-            // started here.
-            self.malformed.next = true;
         }
         if self.reset.val() {
             self.steer.d.next = Steer::Idle;
             self.out_discard.d.next = false;
-            self.flagged.d.next = false;
         }
     }
 }
