@@ -25,6 +25,9 @@
 //! grant the output cannot accept yet is offered again, and with every input asking the
 //! grants go 0, 1, 2, 3, 4, 0, ...
 //!
+//! Connections ([`XbarSelect`]): each output's beat is the one of the input its owner or
+//! its grant names, taken as an OR over the one-hot select.
+//!
 //! A packet whose `dest` names no endpoint (5..=7), or a beat that arrives at an idle
 //! input without `sop` (a fragment, e.g. the tail of a packet cut by a reset), is taken
 //! and discarded up to its `eop`, so a bad packet cannot block its input; `dropped`
@@ -36,8 +39,9 @@
 //! at its source in cycle t+1; every output still moves one beat per cycle.
 
 use super::arbiter::OutputArbiter;
+use super::select::XbarSelect;
 use crate::stream::skid::TlpSkid;
-use crate::stream::{TlpSink, TlpSource, DATA_BITS, ENDPOINT_BITS, NUM_ENDPOINTS};
+use crate::stream::{TlpSink, TlpSource, ENDPOINT_BITS, NUM_ENDPOINTS};
 use rust_hdl::prelude::*;
 
 /// The crossbar's inputs: one per endpoint, and the completer's completions.
@@ -45,13 +49,6 @@ pub const INPUTS: usize = NUM_ENDPOINTS + 1;
 /// The input of the internal completer's completions (the internal port's requests, the
 /// DMA's, enter at `PORT_INTERNAL`).
 pub const INPUT_COMPLETIONS: usize = NUM_ENDPOINTS;
-
-// The request transpose and the status vectors below are written out per input and
-// output.
-const _: () = assert!(
-    NUM_ENDPOINTS == 5 && INPUTS == 6,
-    "the crossbar is written for 6 inputs and 5 outputs"
-);
 
 /// The crossbar block; see the module documentation. Inputs and outputs are indexed by
 /// endpoint (`stream::PORT_*`), and input [`INPUT_COMPLETIONS`] follows the five.
@@ -90,6 +87,8 @@ pub struct Crossbar {
     in_packet: [DFF<Bit>; INPUTS],
     /// Per input: the head beat starts a discard this cycle.
     bad_head: [Signal<Local, Bit>; INPUTS],
+    /// `bad_head` as a vector, bit i for input i.
+    bad_heads: Signal<Local, Bits<INPUTS>>,
     /// Per input: one-hot output its head `sop` beat asks for (zero when none). As wide
     /// as the request vectors it is transposed into; bit 5 (a `dest` of 5, a bad head)
     /// names no output and is never read.
@@ -102,32 +101,14 @@ pub struct Crossbar {
     sel: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per output: a beat enters its skid buffer this cycle.
     push: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    /// Per output: the selected input's `valid` (the OR over the inputs in `sel`, one
-    /// at most: an OR tree the mapping can balance, where a chain of `if`s is a chain
-    /// of priority muxes).
-    pick_valid: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    /// Per output: the selected input's `data`, as `pick_valid`.
-    pick_data: [Signal<Local, Bits<DATA_BITS>>; NUM_ENDPOINTS],
-    /// Per output: the selected input's `sop`, as `pick_valid`.
-    pick_sop: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    /// Per output: the selected input's `eop`, as `pick_valid`.
-    pick_eop: [Signal<Local, Bit>; NUM_ENDPOINTS],
-    /// Per output: the selected input's `empty`, as `pick_valid`.
-    pick_empty: [Signal<Local, Bits<2>>; NUM_ENDPOINTS],
-    /// Per output: the selected input's `dest`, as `pick_valid`.
-    pick_dest: [Signal<Local, Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
-    /// Per output: the selected input's `src`, as `pick_valid`.
-    pick_src: [Signal<Local, Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
-    /// Per output: the selected input's `unsupported`, as `pick_valid`.
-    pick_unsupported: [Signal<Local, Bit>; NUM_ENDPOINTS],
+    /// Each output's beat from the input its `sel` names.
+    select: XbarSelect,
     /// Per output: `busy` before packing into the status vector.
     out_busy: [Signal<Local, Bit>; NUM_ENDPOINTS],
     /// Number of endpoints: a `dest` at or above it names none.
     endpoints: Constant<Bits<ENDPOINT_BITS>>,
     /// 1, shifted by a head beat's `dest` into its one-hot `want`.
     one: Constant<Bits<INPUTS>>,
-    /// Output index j, for shifting by it.
-    index: [Constant<Bits<ENDPOINT_BITS>>; NUM_ENDPOINTS],
 }
 
 impl Crossbar {
@@ -147,23 +128,16 @@ impl Crossbar {
             out: Default::default(),
             in_packet: Default::default(),
             bad_head: Default::default(),
+            bad_heads: Default::default(),
             want: Default::default(),
             request: Default::default(),
             grant: Default::default(),
             sel: Default::default(),
             push: Default::default(),
-            pick_valid: Default::default(),
-            pick_data: Default::default(),
-            pick_sop: Default::default(),
-            pick_eop: Default::default(),
-            pick_empty: Default::default(),
-            pick_dest: Default::default(),
-            pick_src: Default::default(),
-            pick_unsupported: Default::default(),
+            select: Default::default(),
             out_busy: Default::default(),
             endpoints: Constant::new((NUM_ENDPOINTS as u64).into()),
             one: Constant::new(1.into()),
-            index: std::array::from_fn(|j| Constant::new((j as u64).into())),
         }
     }
 }
@@ -196,6 +170,14 @@ impl Logic for Crossbar {
 
         // Inputs: what each head beat asks for.
         for i in 0..INPUTS {
+            self.select.valid[i].next = self.sinks[i].valid.val();
+            self.select.data[i].next = self.sinks[i].data.val();
+            self.select.sop[i].next = self.sinks[i].sop.val();
+            self.select.eop[i].next = self.sinks[i].eop.val();
+            self.select.empty[i].next = self.sinks[i].empty.val();
+            self.select.dest[i].next = self.sinks[i].dest.val();
+            self.select.src[i].next = self.sinks[i].src.val();
+            self.select.unsupported[i].next = self.sinks[i].unsupported.val();
             self.bad_head[i].next = self.sinks[i].valid.val()
                 && !self.in_packet[i].q.val()
                 && !self.reset.val()
@@ -210,12 +192,12 @@ impl Logic for Crossbar {
         // Outputs: arbitrate, connect, register.
         for j in 0..NUM_ENDPOINTS {
             // Transpose: bit i of output j's request is bit j of input i's `want`.
-            self.request[j].next = ((self.want[0].val() >> self.index[j].val()) & 1)
-                | (((self.want[1].val() >> self.index[j].val()) & 1) << 1)
-                | (((self.want[2].val() >> self.index[j].val()) & 1) << 2)
-                | (((self.want[3].val() >> self.index[j].val()) & 1) << 3)
-                | (((self.want[4].val() >> self.index[j].val()) & 1) << 4)
-                | (((self.want[5].val() >> self.index[j].val()) & 1) << 5);
+            self.request[j].next = 0.into();
+            for i in 0..INPUTS {
+                self.request[j].next = self.request[j]
+                    .val()
+                    .replace_bit(i, self.want[i].val().get_bit(j));
+            }
             self.arbiter[j].request.next = self.request[j].val();
             self.grant[j].next = self.arbiter[j].grant.val();
             if self.owner[j].q.val().any() {
@@ -224,35 +206,15 @@ impl Logic for Crossbar {
                 self.sel[j].next = self.grant[j].val();
             }
 
-            self.pick_valid[j].next = false;
-            self.pick_data[j].next = 0.into();
-            self.pick_sop[j].next = false;
-            self.pick_eop[j].next = false;
-            self.pick_empty[j].next = 0.into();
-            self.pick_dest[j].next = 0.into();
-            self.pick_src[j].next = 0.into();
-            self.pick_unsupported[j].next = false;
-            for i in 0..INPUTS {
-                if self.sel[j].val().get_bit(i) {
-                    self.pick_valid[j].next = self.pick_valid[j].val() || self.sinks[i].valid.val();
-                    self.pick_data[j].next = self.pick_data[j].val() | self.sinks[i].data.val();
-                    self.pick_sop[j].next = self.pick_sop[j].val() || self.sinks[i].sop.val();
-                    self.pick_eop[j].next = self.pick_eop[j].val() || self.sinks[i].eop.val();
-                    self.pick_empty[j].next = self.pick_empty[j].val() | self.sinks[i].empty.val();
-                    self.pick_dest[j].next = self.pick_dest[j].val() | self.sinks[i].dest.val();
-                    self.pick_src[j].next = self.pick_src[j].val() | self.sinks[i].src.val();
-                    self.pick_unsupported[j].next =
-                        self.pick_unsupported[j].val() || self.sinks[i].unsupported.val();
-                }
-            }
-            self.out[j].sink.valid.next = self.pick_valid[j].val() && !self.reset.val();
-            self.out[j].sink.data.next = self.pick_data[j].val();
-            self.out[j].sink.sop.next = self.pick_sop[j].val();
-            self.out[j].sink.eop.next = self.pick_eop[j].val();
-            self.out[j].sink.empty.next = self.pick_empty[j].val();
-            self.out[j].sink.dest.next = self.pick_dest[j].val();
-            self.out[j].sink.src.next = self.pick_src[j].val();
-            self.out[j].sink.unsupported.next = self.pick_unsupported[j].val();
+            self.select.sel[j].next = self.sel[j].val();
+            self.out[j].sink.valid.next = self.select.out_valid[j].val() && !self.reset.val();
+            self.out[j].sink.data.next = self.select.out_data[j].val();
+            self.out[j].sink.sop.next = self.select.out_sop[j].val();
+            self.out[j].sink.eop.next = self.select.out_eop[j].val();
+            self.out[j].sink.empty.next = self.select.out_empty[j].val();
+            self.out[j].sink.dest.next = self.select.out_dest[j].val();
+            self.out[j].sink.src.next = self.select.out_src[j].val();
+            self.out[j].sink.unsupported.next = self.select.out_unsupported[j].val();
             self.push[j].next = self.out[j].sink.valid.val() && self.out[j].sink.ready.val();
             // The priority moves only when a fresh grant's first beat is taken.
             self.arbiter[j].taken.next = self.push[j].val() && !self.owner[j].q.val().any();
@@ -299,17 +261,15 @@ impl Logic for Crossbar {
             }
         }
 
-        self.busy.next = bit_cast::<NUM_ENDPOINTS, 1>(self.out_busy[0].val().into())
-            | (bit_cast::<NUM_ENDPOINTS, 1>(self.out_busy[1].val().into()) << 1)
-            | (bit_cast::<NUM_ENDPOINTS, 1>(self.out_busy[2].val().into()) << 2)
-            | (bit_cast::<NUM_ENDPOINTS, 1>(self.out_busy[3].val().into()) << 3)
-            | (bit_cast::<NUM_ENDPOINTS, 1>(self.out_busy[4].val().into()) << 4);
-        self.dropped_pulse.d.next = bit_cast::<INPUTS, 1>(self.bad_head[0].val().into())
-            | (bit_cast::<INPUTS, 1>(self.bad_head[1].val().into()) << 1)
-            | (bit_cast::<INPUTS, 1>(self.bad_head[2].val().into()) << 2)
-            | (bit_cast::<INPUTS, 1>(self.bad_head[3].val().into()) << 3)
-            | (bit_cast::<INPUTS, 1>(self.bad_head[4].val().into()) << 4)
-            | (bit_cast::<INPUTS, 1>(self.bad_head[5].val().into()) << 5);
+        self.busy.next = 0.into();
+        for j in 0..NUM_ENDPOINTS {
+            self.busy.next = self.busy.val().replace_bit(j, self.out_busy[j].val());
+        }
+        self.bad_heads.next = 0.into();
+        for i in 0..INPUTS {
+            self.bad_heads.next = self.bad_heads.val().replace_bit(i, self.bad_head[i].val());
+        }
+        self.dropped_pulse.d.next = self.bad_heads.val();
         self.dropped.next = self.dropped_pulse.q.val();
 
         if self.reset.val() {
