@@ -57,6 +57,8 @@ pub struct TlpSkid {
     push: Signal<Local, Bit>,
     /// The downstream takes the `main` beat this cycle.
     pop: Signal<Local, Bit>,
+    /// All ones while `skid` holds a beat: the data `main` refills from.
+    skid_mask: Signal<Local, Bits<DATA_BITS>>,
 }
 
 impl Logic for TlpSkid {
@@ -105,12 +107,19 @@ impl Logic for TlpSkid {
             self.skid_src.d.next = self.sink.src.val();
             self.skid_unsupported.d.next = self.sink.unsupported.val();
         }
+        self.skid_mask.next = 0.into();
+        if self.skid_valid.q.val() {
+            self.skid_mask.next = !self.skid_mask.val();
+        }
         if !self.main_valid.q.val() || self.pop.val() {
             // `main` is free: refill it from `skid` first (that beat is older, and
-            // nothing is pushed while `skid` holds one).
+            // nothing is pushed while `skid` holds one). The data as an AND-OR, not the
+            // choice `skid` makes while free: shared, that choice was `skid`'s input
+            // too, and its register lost its enable to a level of logic.
+            self.main_data.d.next = (self.skid_data.q.val() & self.skid_mask.val())
+                | (self.sink.data.val() & !self.skid_mask.val());
             if self.skid_valid.q.val() {
                 self.main_valid.d.next = true;
-                self.main_data.d.next = self.skid_data.q.val();
                 self.main_sop.d.next = self.skid_sop.q.val();
                 self.main_eop.d.next = self.skid_eop.q.val();
                 self.main_empty.d.next = self.skid_empty.q.val();
@@ -120,7 +129,6 @@ impl Logic for TlpSkid {
                 self.skid_valid.d.next = false;
             } else {
                 self.main_valid.d.next = self.push.val();
-                self.main_data.d.next = self.sink.data.val();
                 self.main_sop.d.next = self.sink.sop.val();
                 self.main_eop.d.next = self.sink.eop.val();
                 self.main_empty.d.next = self.sink.empty.val();
