@@ -6,7 +6,7 @@ use peach2_rtl::verilog::checks::{
     iverilog_elaborate, verilator_lint, yosys_synth, CheckError, VerilogSet,
 };
 use peach2_rtl::verilog::export::{write_core, CORE_MODULE};
-use peach2_rtl::verilog::timing::{over_limit_file_line, yosys_timing, TimingReport};
+use peach2_rtl::verilog::timing::{census_files_lines, yosys_timing, TimingReport};
 use peach2_sim::icarus::{self, ReplayReport};
 use std::path::{Path, PathBuf};
 
@@ -107,7 +107,7 @@ fn print_timing(t: &TimingReport, dir: &Path) {
     }
     if let Some(line) = t.over_limit_line() {
         println!("{line}");
-        println!("{}", over_limit_file_line(dir));
+        println!("{}", census_files_lines(dir));
     }
     // Reported, not enforced: today's core is over the limit (see README, "Timing").
     println!("{}", t.verdict());

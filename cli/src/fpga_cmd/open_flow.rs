@@ -10,7 +10,7 @@ use peach2_rtl::verilog::checks::{
 use peach2_rtl::verilog::export::{write_core, CORE_MODULE};
 use peach2_rtl::verilog::resources::{yosys_resources, BlockResources, DesignResources};
 use peach2_rtl::verilog::timing::{
-    over_limit_file_line, yosys_alm, yosys_timing, AlmReport, TimingReport, LEVEL_PS, LUT_PS,
+    census_files_lines, yosys_alm, yosys_timing, AlmReport, TimingReport, LEVEL_PS, LUT_PS,
     REGISTER_CLOCK_TO_OUT_PS, REGISTER_SETUP_PS, ROUTING_PS,
 };
 use std::fmt::Write as _;
@@ -237,7 +237,7 @@ fn timing_report(report: &mut String, t: &TimingReport, dir: &Path) {
     }
     if let Some(line) = t.over_limit_line() {
         note!(report, "{line}");
-        note!(report, "{}", over_limit_file_line(dir));
+        note!(report, "{}", census_files_lines(dir));
     }
     note!(report, "{}", t.verdict());
     let _ = writeln!(

@@ -77,7 +77,7 @@ pub const OVER_LIMIT_FILE: &str = "over_limit.txt";
 pub const SIGNAL_DEPTHS_FILE: &str = "signal_depths.txt";
 /// The lines that say where [`yosys_timing`], run in `work_dir`, listed the signals over
 /// the limit and every named signal's depth (the commands print them under the census).
-pub fn over_limit_file_line(work_dir: &Path) -> String {
+pub fn census_files_lines(work_dir: &Path) -> String {
     format!(
         "  every signal over the limit, with its depth: {}\n  \
          every named signal's depth: {}",
