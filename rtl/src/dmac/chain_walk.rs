@@ -178,9 +178,7 @@ impl Logic for ChainWalk {
         self.pointer.start_host.next = self.start_host.val();
         self.pointer.start_index.next = self.start_index.val();
         self.pointer.desc_base.next = self.desc_base.val();
-        self.pointer.follow.next = (self.state_q.q.val() == ChanState::Next)
-            && !self.last.val()
-            && !self.limit_reached.val();
+        self.pointer.follow.next = false;
         self.pointer.next_host.next = self.next_host.val();
         self.pointer.next_int.next = self.next_int.val();
         self.host.next = self.pointer.host.val();
@@ -190,11 +188,9 @@ impl Logic for ChainWalk {
         self.stop.clock.next = self.clock.val();
         self.stop.reset.next = self.reset.val();
         self.stop.start.next = self.starting.val();
-        self.stop.check.next = self.state_q.q.val() == ChanState::Check;
+        self.stop.check.next = false;
         self.stop.check_cause.next = self.check_cause.val();
-        self.stop.limit.next = (self.state_q.q.val() == ChanState::Next)
-            && !self.last.val()
-            && self.limit_reached.val();
+        self.stop.limit.next = false;
         self.stop.cpl_error.next = self.cpl_error.val()
             && ((self.state_q.q.val() == ChanState::Run)
                 || (self.state_q.q.val() == ChanState::FetchHostWait));
@@ -230,6 +226,7 @@ impl Logic for ChainWalk {
                 }
             }
             ChanState::Check => {
+                self.stop.check.next = true;
                 self.state_q.d.next = ChanState::Error;
                 if self.check_cause.val() == 0 {
                     self.state_q.d.next = ChanState::Run;
@@ -262,11 +259,14 @@ impl Logic for ChainWalk {
                 if self.last.val() {
                     self.state_q.d.next = ChanState::Done;
                 } else if self.limit_reached.val() {
+                    self.stop.limit.next = true;
                     self.state_q.d.next = ChanState::Error;
-                } else if self.pointer.host.val() {
-                    self.state_q.d.next = ChanState::FetchHost;
                 } else {
+                    self.pointer.follow.next = true;
                     self.state_q.d.next = ChanState::FetchInt;
+                    if self.pointer.host.val() {
+                        self.state_q.d.next = ChanState::FetchHost;
+                    }
                 }
             }
             ChanState::Drain => {

@@ -85,10 +85,8 @@ pub struct Crossbar {
     /// so its head is not a new request. A register of its own, moved by the input's own
     /// handshake, so that the requests do not wait for an OR over every output's owner.
     in_packet: [DFF<Bit>; INPUTS],
-    /// Per input: the head beat starts a discard this cycle.
-    bad_head: [Signal<Local, Bit>; INPUTS],
-    /// `bad_head` as a vector, bit i for input i.
-    bad_heads: Signal<Local, Bits<INPUTS>>,
+    /// Bit i: input i's head beat starts a discard this cycle.
+    bad_head: Signal<Local, Bits<INPUTS>>,
     /// Per input: one-hot output its head `sop` beat asks for (zero when none). As wide
     /// as the request vectors it is transposed into; bit 5 (a `dest` of 5, a bad head)
     /// names no output and is never read.
@@ -103,8 +101,6 @@ pub struct Crossbar {
     push: [Signal<Local, Bit>; NUM_ENDPOINTS],
     /// Each output's beat from the input its `sel` names.
     select: XbarSelect,
-    /// Per output: `busy` before packing into the status vector.
-    out_busy: [Signal<Local, Bit>; NUM_ENDPOINTS],
     /// Number of endpoints: a `dest` at or above it names none.
     endpoints: Constant<Bits<ENDPOINT_BITS>>,
     /// 1, shifted by a head beat's `dest` into its one-hot `want`.
@@ -128,14 +124,12 @@ impl Crossbar {
             out: Default::default(),
             in_packet: Default::default(),
             bad_head: Default::default(),
-            bad_heads: Default::default(),
             want: Default::default(),
             request: Default::default(),
             grant: Default::default(),
             sel: Default::default(),
             push: Default::default(),
             select: Default::default(),
-            out_busy: Default::default(),
             endpoints: Constant::new((NUM_ENDPOINTS as u64).into()),
             one: Constant::new(1.into()),
         }
@@ -169,6 +163,7 @@ impl Logic for Crossbar {
         }
 
         // Inputs: what each head beat asks for.
+        self.bad_head.next = 0.into();
         for i in 0..INPUTS {
             self.select.valid[i].next = self.sinks[i].valid.val();
             self.select.data[i].next = self.sinks[i].data.val();
@@ -178,10 +173,14 @@ impl Logic for Crossbar {
             self.select.dest[i].next = self.sinks[i].dest.val();
             self.select.src[i].next = self.sinks[i].src.val();
             self.select.unsupported[i].next = self.sinks[i].unsupported.val();
-            self.bad_head[i].next = self.sinks[i].valid.val()
-                && !self.in_packet[i].q.val()
-                && !self.reset.val()
-                && (!self.sinks[i].sop.val() || (self.sinks[i].dest.val() >= self.endpoints.val()));
+            self.bad_head.next = self.bad_head.val().replace_bit(
+                i,
+                self.sinks[i].valid.val()
+                    && !self.in_packet[i].q.val()
+                    && !self.reset.val()
+                    && (!self.sinks[i].sop.val()
+                        || (self.sinks[i].dest.val() >= self.endpoints.val())),
+            );
             self.want[i].next = 0.into();
             if self.sinks[i].valid.val() && self.sinks[i].sop.val() && !self.in_packet[i].q.val() {
                 // A `dest` of 5..=7 asks for no output (it is a bad head).
@@ -190,6 +189,7 @@ impl Logic for Crossbar {
         }
 
         // Outputs: arbitrate, connect, register.
+        self.busy.next = 0.into();
         for j in 0..NUM_ENDPOINTS {
             // Transpose: bit i of output j's request is bit j of input i's `want`.
             self.request[j].next = 0.into();
@@ -226,7 +226,10 @@ impl Logic for Crossbar {
                 }
             }
             TlpSource::link(&mut self.sources[j], &mut self.out[j].source);
-            self.out_busy[j].next = self.owner[j].q.val().any() || self.out[j].holding.val();
+            self.busy.next = self
+                .busy
+                .val()
+                .replace_bit(j, self.owner[j].q.val().any() || self.out[j].holding.val());
         }
 
         // Inputs: ready from the output that takes them, or always while discarding. An
@@ -234,7 +237,7 @@ impl Logic for Crossbar {
         // would win it (`wins`, not `sel`: the arbiter's answer for this input does not
         // wait for this input's own destination).
         for i in 0..INPUTS {
-            self.sinks[i].ready.next = self.dropping[i].q.val() || self.bad_head[i].val();
+            self.sinks[i].ready.next = self.dropping[i].q.val() || self.bad_head.val().get_bit(i);
             for j in 0..NUM_ENDPOINTS {
                 if self.out[j].sink.ready.val() {
                     if self.owner[j].q.val().get_bit(i) {
@@ -251,7 +254,9 @@ impl Logic for Crossbar {
             if self.reset.val() {
                 self.sinks[i].ready.next = false;
             }
-            if self.sinks[i].valid.val() && (self.dropping[i].q.val() || self.bad_head[i].val()) {
+            if self.sinks[i].valid.val()
+                && (self.dropping[i].q.val() || self.bad_head.val().get_bit(i))
+            {
                 self.dropping[i].d.next = !self.sinks[i].eop.val();
             }
             // Every beat an input gives is its packet's (to an output or discarded): a
@@ -261,15 +266,7 @@ impl Logic for Crossbar {
             }
         }
 
-        self.busy.next = 0.into();
-        for j in 0..NUM_ENDPOINTS {
-            self.busy.next = self.busy.val().replace_bit(j, self.out_busy[j].val());
-        }
-        self.bad_heads.next = 0.into();
-        for i in 0..INPUTS {
-            self.bad_heads.next = self.bad_heads.val().replace_bit(i, self.bad_head[i].val());
-        }
-        self.dropped_pulse.d.next = self.bad_heads.val();
+        self.dropped_pulse.d.next = self.bad_head.val();
         self.dropped.next = self.dropped_pulse.q.val();
 
         if self.reset.val() {

@@ -183,9 +183,9 @@ pub(super) fn analyse(
         .map(|(d, (bits, signals))| (d, bits, signals.len()))
         .collect();
     let mut named: BTreeMap<String, u32> = BTreeMap::new();
-    for (bit, _) in names.0.iter() {
-        if let Some(label) = names.verilog(*bit) {
-            let depth = arrival.get(bit).copied().unwrap_or(0);
+    for &bit in names.0.keys() {
+        if let Some(label) = names.verilog(bit) {
+            let depth = arrival.get(&bit).copied().unwrap_or(0);
             let deepest = named.entry(base(&label)).or_default();
             *deepest = (*deepest).max(depth);
         }
