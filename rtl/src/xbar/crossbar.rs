@@ -9,8 +9,8 @@
 //! a completion to N need not wait for a write to E). The DMA's reads and writes keep
 //! one input, so a read never passes the DMA's own earlier write.
 //!
-//! Per input, the head beat asks for output `dest` when it is a `sop` beat and the input
-//! is idle (not in the middle of a packet). Per output, a round-robin arbiter picks one
+//! Per input ([`XbarInputs`]), the head beat asks for output `dest` when it is a `sop`
+//! beat and the input is idle (not in the middle of a packet). Per output, a round-robin arbiter picks one
 //! such input; the grant is used in the same cycle (cut-through, no bubble between
 //! packets) and, unless that first beat is also the last, is held in `owner` until the
 //! `eop` beat has been accepted, so packets never interleave. An input's `ready` is the
@@ -30,8 +30,8 @@
 //!
 //! A packet whose `dest` names no endpoint (5..=7), or a beat that arrives at an idle
 //! input without `sop` (a fragment, e.g. the tail of a packet cut by a reset), is taken
-//! and discarded up to its `eop`, so a bad packet cannot block its input; `dropped`
-//! reports it, per input.
+//! and discarded up to its `eop` ([`XbarInputs`]), so a bad packet cannot block its
+//! input; `dropped` reports it, per input.
 //!
 //! Each output ends in a 2-entry skid buffer ([`TlpSkid`]): `sources[j]` comes from
 //! registers, and so does the readiness the switch sees, so no combinational path crosses
@@ -39,9 +39,10 @@
 //! at its source in cycle t+1; every output still moves one beat per cycle.
 
 use super::arbiter::OutputArbiter;
+use super::inputs::XbarInputs;
 use super::select::XbarSelect;
 use crate::stream::skid::TlpSkid;
-use crate::stream::{TlpSink, TlpSource, ENDPOINT_BITS, NUM_ENDPOINTS};
+use crate::stream::{TlpSink, TlpSource, NUM_ENDPOINTS};
 use rust_hdl::prelude::*;
 
 /// The crossbar's inputs: one per endpoint, and the completer's completions.
@@ -74,23 +75,17 @@ pub struct Crossbar {
     arbiter: [OutputArbiter; NUM_ENDPOINTS],
     /// Per output: one-hot input holding it until its `eop` is accepted; zero when free.
     owner: [DFF<Bits<INPUTS>>; NUM_ENDPOINTS],
-    /// Per input: discarding beats up to the current packet's `eop`.
-    dropping: [DFF<Bit>; INPUTS],
     /// `dropped`, registered a cycle after the bad head it reports.
     dropped_pulse: DFF<Bits<INPUTS>>,
     /// Per output: its skid buffer.
     out: [TlpSkid; NUM_ENDPOINTS],
 
-    /// Per input: holds or discards a packet already (it owns an output, or `dropping`),
-    /// so its head is not a new request. A register of its own, moved by the input's own
-    /// handshake, so that the requests do not wait for an OR over every output's owner.
-    in_packet: [DFF<Bit>; INPUTS],
-    /// Bit i: input i's head beat starts a discard this cycle.
-    bad_head: Signal<Local, Bits<INPUTS>>,
-    /// Per input: one-hot output its head `sop` beat asks for (zero when none). As wide
-    /// as the request vectors it is transposed into; bit 5 (a `dest` of 5, a bad head)
-    /// names no output and is never read.
-    want: [Signal<Local, Bits<INPUTS>>; INPUTS],
+    /// The input side: each head's request, discards, each input's `ready`.
+    inputs: XbarInputs,
+    /// Bit j: output j has an owner.
+    owned: Signal<Local, Bits<NUM_ENDPOINTS>>,
+    /// Bit j: output j's registers take a beat this cycle if one is offered.
+    out_ready: Signal<Local, Bits<NUM_ENDPOINTS>>,
     /// Per output: one-hot inputs asking for it.
     request: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per output: one-hot winner of this cycle's arbitration.
@@ -101,10 +96,6 @@ pub struct Crossbar {
     push: [Signal<Local, Bit>; NUM_ENDPOINTS],
     /// Each output's beat from the input its `sel` names.
     select: XbarSelect,
-    /// Number of endpoints: a `dest` at or above it names none.
-    endpoints: Constant<Bits<ENDPOINT_BITS>>,
-    /// 1, shifted by a head beat's `dest` into its one-hot `want`.
-    one: Constant<Bits<INPUTS>>,
 }
 
 impl Crossbar {
@@ -119,19 +110,16 @@ impl Crossbar {
             dropped: Default::default(),
             arbiter: Default::default(),
             owner: Default::default(),
-            dropping: Default::default(),
             dropped_pulse: Default::default(),
             out: Default::default(),
-            in_packet: Default::default(),
-            bad_head: Default::default(),
-            want: Default::default(),
+            inputs: XbarInputs::new(),
+            owned: Default::default(),
+            out_ready: Default::default(),
             request: Default::default(),
             grant: Default::default(),
             sel: Default::default(),
             push: Default::default(),
             select: Default::default(),
-            endpoints: Constant::new((NUM_ENDPOINTS as u64).into()),
-            one: Constant::new(1.into()),
         }
     }
 }
@@ -154,17 +142,16 @@ impl Logic for Crossbar {
             self.out[k].clock.next = self.clock.val();
             self.out[k].reset.next = self.reset.val();
         }
+        self.inputs.clock.next = self.clock.val();
+        self.inputs.reset.next = self.reset.val();
 
+        // Inputs: their beats, to the input side and to the connections.
         for i in 0..INPUTS {
-            self.dropping[i].clock.next = self.clock.val();
-            self.dropping[i].d.next = self.dropping[i].q.val();
-            self.in_packet[i].clock.next = self.clock.val();
-            self.in_packet[i].d.next = self.in_packet[i].q.val();
-        }
-
-        // Inputs: what each head beat asks for.
-        self.bad_head.next = 0.into();
-        for i in 0..INPUTS {
+            self.inputs.valid[i].next = self.sinks[i].valid.val();
+            self.inputs.sop[i].next = self.sinks[i].sop.val();
+            self.inputs.eop[i].next = self.sinks[i].eop.val();
+            self.inputs.dest[i].next = self.sinks[i].dest.val();
+            self.sinks[i].ready.next = self.inputs.ready[i].val();
             self.select.valid[i].next = self.sinks[i].valid.val();
             self.select.data[i].next = self.sinks[i].data.val();
             self.select.sop[i].next = self.sinks[i].sop.val();
@@ -173,33 +160,23 @@ impl Logic for Crossbar {
             self.select.dest[i].next = self.sinks[i].dest.val();
             self.select.src[i].next = self.sinks[i].src.val();
             self.select.unsupported[i].next = self.sinks[i].unsupported.val();
-            self.bad_head.next = self.bad_head.val().replace_bit(
-                i,
-                self.sinks[i].valid.val()
-                    && !self.in_packet[i].q.val()
-                    && !self.reset.val()
-                    && (!self.sinks[i].sop.val()
-                        || (self.sinks[i].dest.val() >= self.endpoints.val())),
-            );
-            self.want[i].next = 0.into();
-            if self.sinks[i].valid.val() && self.sinks[i].sop.val() && !self.in_packet[i].q.val() {
-                // A `dest` of 5..=7 asks for no output (it is a bad head).
-                self.want[i].next = self.one.val() << self.sinks[i].dest.val();
-            }
         }
 
         // Outputs: arbitrate, connect, register.
         self.busy.next = 0.into();
+        self.owned.next = 0.into();
+        self.out_ready.next = 0.into();
         for j in 0..NUM_ENDPOINTS {
             // Transpose: bit i of output j's request is bit j of input i's `want`.
             self.request[j].next = 0.into();
             for i in 0..INPUTS {
                 self.request[j].next = self.request[j]
                     .val()
-                    .replace_bit(i, self.want[i].val().get_bit(j));
+                    .replace_bit(i, self.inputs.want[i].val().get_bit(j));
             }
             self.arbiter[j].request.next = self.request[j].val();
             self.grant[j].next = self.arbiter[j].grant.val();
+            self.owned.next = self.owned.val().replace_bit(j, self.owner[j].q.val().any());
             if self.owner[j].q.val().any() {
                 self.sel[j].next = self.owner[j].q.val();
             } else {
@@ -215,6 +192,10 @@ impl Logic for Crossbar {
             self.out[j].sink.dest.next = self.select.out_dest[j].val();
             self.out[j].sink.src.next = self.select.out_src[j].val();
             self.out[j].sink.unsupported.next = self.select.out_unsupported[j].val();
+            self.out_ready.next = self
+                .out_ready
+                .val()
+                .replace_bit(j, self.out[j].sink.ready.val());
             self.push[j].next = self.out[j].sink.valid.val() && self.out[j].sink.ready.val();
             // The priority moves only when a fresh grant's first beat is taken.
             self.arbiter[j].taken.next = self.push[j].val() && !self.owner[j].q.val().any();
@@ -230,52 +211,18 @@ impl Logic for Crossbar {
                 .busy
                 .val()
                 .replace_bit(j, self.owner[j].q.val().any() || self.out[j].holding.val());
+            self.inputs.owner[j].next = self.owner[j].q.val();
+            self.inputs.wins[j].next = self.arbiter[j].wins.val();
         }
+        self.inputs.owned.next = self.owned.val();
+        self.inputs.out_ready.next = self.out_ready.val();
 
-        // Inputs: ready from the output that takes them, or always while discarding. An
-        // output takes the input that owns it, or, free, a head beat that asks for it and
-        // would win it (`wins`, not `sel`: the arbiter's answer for this input does not
-        // wait for this input's own destination).
-        for i in 0..INPUTS {
-            self.sinks[i].ready.next = self.dropping[i].q.val() || self.bad_head.val().get_bit(i);
-            for j in 0..NUM_ENDPOINTS {
-                if self.out[j].sink.ready.val() {
-                    if self.owner[j].q.val().get_bit(i) {
-                        self.sinks[i].ready.next = true;
-                    }
-                    if !self.owner[j].q.val().any()
-                        && self.want[i].val().get_bit(j)
-                        && self.arbiter[j].wins.val().get_bit(i)
-                    {
-                        self.sinks[i].ready.next = true;
-                    }
-                }
-            }
-            if self.reset.val() {
-                self.sinks[i].ready.next = false;
-            }
-            if self.sinks[i].valid.val()
-                && (self.dropping[i].q.val() || self.bad_head.val().get_bit(i))
-            {
-                self.dropping[i].d.next = !self.sinks[i].eop.val();
-            }
-            // Every beat an input gives is its packet's (to an output or discarded): a
-            // packet holds the input from its first beat taken to its `eop`.
-            if self.sinks[i].valid.val() && self.sinks[i].ready.val() {
-                self.in_packet[i].d.next = !self.sinks[i].eop.val();
-            }
-        }
-
-        self.dropped_pulse.d.next = self.bad_head.val();
+        self.dropped_pulse.d.next = self.inputs.bad_head.val();
         self.dropped.next = self.dropped_pulse.q.val();
 
         if self.reset.val() {
             for k in 0..NUM_ENDPOINTS {
                 self.owner[k].d.next = 0.into();
-            }
-            for i in 0..INPUTS {
-                self.dropping[i].d.next = false;
-                self.in_packet[i].d.next = false;
             }
             self.dropped_pulse.d.next = 0.into();
         }

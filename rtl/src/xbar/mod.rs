@@ -5,6 +5,7 @@
 pub mod arbiter;
 pub mod bench;
 pub mod crossbar;
+pub mod inputs;
 pub mod select;
 
 pub use crossbar::{Crossbar, INPUTS, INPUT_COMPLETIONS};
