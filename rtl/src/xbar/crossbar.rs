@@ -10,14 +10,14 @@
 //! one input, so a read never passes the DMA's own earlier write.
 //!
 //! Per input ([`XbarInputs`]), the head beat asks for output `dest` when it is a `sop`
-//! beat and the input is idle (not in the middle of a packet). Per output, a round-robin arbiter picks one
-//! such input; the grant is used in the same cycle (cut-through, no bubble between
-//! packets) and, unless that first beat is also the last, is held in `owner` until the
-//! `eop` beat has been accepted, so packets never interleave. An input's `ready` is the
-//! `ready` of the output it is granted to; an input without a grant is not ready. For a
-//! head beat it is taken from the arbiter's `wins` and the beat's own destination rather
-//! than from the grant (the same answer, without the destination's way through the
-//! whole choice).
+//! beat and the input is idle (not in the middle of a packet). Per output, a round-robin
+//! arbiter picks one such input; the grant is used in the same cycle (cut-through, no
+//! bubble between packets) and, unless that first beat is also the last, is held in
+//! `owner` until the `eop` beat has been accepted, so packets never interleave. An
+//! input's `ready` is the `ready` of the output it is granted to; an input without a
+//! grant is not ready. For a head beat it is taken from the arbiter's `wins` and the
+//! beat's own destination rather than from the grant (the same answer, without the
+//! destination's way through the whole choice).
 //!
 //! Arbitration ([`OutputArbiter`]): each output keeps the inputs above the one whose grant
 //! it took last. Their requests come first, lowest index first; without any, the search
