@@ -82,8 +82,6 @@ pub struct Crossbar {
 
     /// The input side: each head's request, discards, each input's `ready`.
     inputs: XbarInputs,
-    /// Bit j: output j has an owner.
-    owned: Signal<Local, Bits<NUM_ENDPOINTS>>,
     /// Bit j: output j's registers take a beat this cycle if one is offered.
     out_ready: Signal<Local, Bits<NUM_ENDPOINTS>>,
     /// Per output: one-hot inputs asking for it.
@@ -113,7 +111,6 @@ impl Crossbar {
             dropped_pulse: Default::default(),
             out: Default::default(),
             inputs: XbarInputs::new(),
-            owned: Default::default(),
             out_ready: Default::default(),
             request: Default::default(),
             grant: Default::default(),
@@ -164,7 +161,6 @@ impl Logic for Crossbar {
 
         // Outputs: arbitrate, connect, register.
         self.busy.next = 0.into();
-        self.owned.next = 0.into();
         self.out_ready.next = 0.into();
         for j in 0..NUM_ENDPOINTS {
             // Transpose: bit i of output j's request is bit j of input i's `want`.
@@ -176,7 +172,6 @@ impl Logic for Crossbar {
             }
             self.arbiter[j].request.next = self.request[j].val();
             self.grant[j].next = self.arbiter[j].grant.val();
-            self.owned.next = self.owned.val().replace_bit(j, self.owner[j].q.val().any());
             if self.owner[j].q.val().any() {
                 self.sel[j].next = self.owner[j].q.val();
             } else {
@@ -214,7 +209,6 @@ impl Logic for Crossbar {
             self.inputs.owner[j].next = self.owner[j].q.val();
             self.inputs.wins[j].next = self.arbiter[j].wins.val();
         }
-        self.inputs.owned.next = self.owned.val();
         self.inputs.out_ready.next = self.out_ready.val();
 
         self.dropped_pulse.d.next = self.inputs.bad_head.val();

@@ -35,8 +35,6 @@ pub struct XbarInputs {
     pub dest: [Signal<In, Bits<ENDPOINT_BITS>>; INPUTS],
     /// Per output: one-hot input that owns it (zero when free).
     pub owner: [Signal<In, Bits<INPUTS>>; NUM_ENDPOINTS],
-    /// Bit j: output j has an owner.
-    pub owned: Signal<In, Bits<NUM_ENDPOINTS>>,
     /// Per output: the inputs its arbiter would grant if they asked.
     pub wins: [Signal<In, Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Bit j: output j's registers take a beat this cycle if one is offered.
@@ -72,7 +70,6 @@ impl XbarInputs {
             eop: Default::default(),
             dest: Default::default(),
             owner: Default::default(),
-            owned: Default::default(),
             wins: Default::default(),
             out_ready: Default::default(),
             want: Default::default(),
@@ -127,7 +124,7 @@ impl Logic for XbarInputs {
                     if self.owner[j].val().get_bit(i) {
                         self.ready[i].next = true;
                     }
-                    if !self.owned.val().get_bit(j)
+                    if !self.owner[j].val().any()
                         && self.want[i].val().get_bit(j)
                         && self.wins[j].val().get_bit(i)
                     {
@@ -216,13 +213,10 @@ mod tests {
                 u.eop[i].next = b.2;
                 u.dest[i].next = b.3.into();
             }
-            let mut owned = 0;
             for j in 0..NUM_ENDPOINTS {
                 u.owner[j].next = owner[j].into();
                 u.wins[j].next = wins[j].into();
-                owned |= u64::from(owner[j] != 0) << j;
             }
-            u.owned.next = owned.into();
             u.out_ready.next = out_ready.into();
             s.settle();
             let mut bad = 0;
