@@ -13,7 +13,7 @@ use pcie_model::root_complex::RootComplex;
 use pcie_model::tlp::Bdf;
 use peach2_regmap::address::Target;
 use peach2_regmap::csr::{
-    port_reg, port_status, route, target_lo, Port, NODE_ID, PORT_STATUS, ROUTE_VALID, TARGET_ENABLE,
+    port_reg, port_status, route, target_lo, NODE_ID, PORT_STATUS, ROUTE_VALID, TARGET_ENABLE,
 };
 
 /// Local base of every node's host-memory window (in host memory above 4 GiB).
@@ -218,10 +218,9 @@ pub fn bring_up(c: &mut Cluster) -> Result<u64, SimError> {
     }
     c.plug_all();
     let plugged = c.cycle;
-    let ports: Vec<(usize, u32)> = c
-        .cables
+    let ends: Vec<_> = c.cables.iter().flat_map(|cab| cab.ends).collect();
+    let ports: Vec<(usize, u32)> = ends
         .iter()
-        .flat_map(|cab| cab.ends)
         .map(|e| (e.node, port_reg(e.port, PORT_STATUS)))
         .collect();
     loop {
@@ -230,14 +229,11 @@ pub fn bring_up(c: &mut Cluster) -> Result<u64, SimError> {
             return Ok(c.cycle - plugged);
         }
         if c.cycle - plugged > 400_000 {
-            let bad: Vec<String> = ports
+            let bad: Vec<String> = ends
                 .iter()
                 .zip(&st)
                 .filter(|(_, s)| *s & port_status::READY == 0)
-                .map(|((n, off), s)| {
-                    let p = Port::from_index((off - 0x400) / 0x40).expect("port register");
-                    format!("{}.{p:?} status {s:#x}", c.nodes[*n].name)
-                })
+                .map(|(e, s)| format!("{}.{:?} status {s:#x}", c.nodes[e.node].name, e.port))
                 .collect();
             return Err(SimError::BringUp(format!(
                 "links not ready: {}",
