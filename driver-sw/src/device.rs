@@ -7,7 +7,9 @@ use crate::error::TcaError;
 use crate::handle::{Handle, MemKind};
 use crate::hw::{DmaMemory, Mmio, Region};
 use crate::notify::NotifyPlace;
-use peach2_regmap::address::{GlobalAddr, Target, GLOBAL_BASE, MAX_NODES, OFFSET_BITS};
+use peach2_regmap::address::{
+    GlobalAddr, Target, GLOBAL_BASE, MAX_NODES, OFFSET_BITS, TRANSLATED_TARGETS,
+};
 use peach2_regmap::csr::{
     route, target_ctrl, target_hi, target_lo, ID, ID_VALUE, NODE_ID, ROUTE_VALID, TARGET_ENABLE,
 };
@@ -53,7 +55,7 @@ pub struct Tca<M: Mmio, D: DmaMemory> {
     pub(crate) mem: D,
     pub(crate) node: u8,
     /// Local base of each translated target window (host, GPU 0..3), if enabled.
-    windows: [Option<u64>; 5],
+    windows: [Option<u64>; TRANSLATED_TARGETS],
     reachable: [bool; MAX_NODES],
     allocs: HashMap<u64, (MemKind, Region, Handle)>,
     next_id: u64,
@@ -78,7 +80,7 @@ impl<M: Mmio, D: DmaMemory> Tca<M, D> {
             return Err(TcaError::NotPeach2(id));
         }
         let node = (mmio.read32(NODE_ID)? & (MAX_NODES as u32 - 1)) as u8;
-        let mut windows = [None; 5];
+        let mut windows = [None; TRANSLATED_TARGETS];
         for (t, w) in windows.iter_mut().enumerate() {
             let t = t as u32;
             if mmio.read32(target_ctrl(t))? & TARGET_ENABLE != 0 {

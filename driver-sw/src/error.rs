@@ -1,7 +1,7 @@
 //! Every way a driver call can fail, as one typed error.
 
 use crate::handle::MemKind;
-use peach2_regmap::dma::ErrorCause;
+use peach2_regmap::dma::{ErrorCause, CHANNELS};
 
 /// An error of the TCA driver.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -55,8 +55,8 @@ pub enum TcaError {
     /// A destination node with no route from this node.
     #[error("node {0} is not reachable from this node (no route)")]
     UnknownNode(u8),
-    /// A channel number above 3.
-    #[error("channel {0} does not exist (0..=3)")]
+    /// A channel number at or above [`CHANNELS`].
+    #[error("channel {0} does not exist (0..={})", CHANNELS - 1)]
     NoChannel(u8),
     /// A start on a channel that is still running.
     #[error("channel {0} is busy")]

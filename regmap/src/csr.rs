@@ -63,13 +63,14 @@ const _: () = assert!(route(crate::address::MAX_NODES as u32 - 1) < target_lo(0)
 pub const fn target_lo(t: u32) -> u32 {
     0x0200 + 0x10 * t
 }
-/// Offset of `TARGET_HI[t]`.
+/// Offset of `TARGET_HI[t]`: the DW after `TARGET_LO[t]`, so one 64-bit or three-DW
+/// write programs a window.
 pub const fn target_hi(t: u32) -> u32 {
-    0x0204 + 0x10 * t
+    target_lo(t) + 4
 }
-/// Offset of `TARGET_CTRL[t]`.
+/// Offset of `TARGET_CTRL[t]`: the DW after `TARGET_HI[t]`.
 pub const fn target_ctrl(t: u32) -> u32 {
-    0x0208 + 0x10 * t
+    target_hi(t) + 4
 }
 /// `TARGET_CTRL` enable bit.
 pub const TARGET_ENABLE: u32 = 1;
@@ -159,7 +160,19 @@ pub mod port_status {
     pub const XBAR_BUSY: u32 = 1 << 23;
     /// Bits 29:24: beats waiting in the port's ingress FIFO.
     pub const FIFO_FILL_SHIFT: u32 = 24;
+    /// The bring-up state's field, shifted down.
+    pub const STATE_MASK: u32 = 0xF;
+    /// The error code's field, shifted down.
+    pub const ERROR_MASK: u32 = 0xF;
+    /// The partner port's field, shifted down.
+    pub const PARTNER_PORT_MASK: u32 = 0x3;
+    /// The partner node's field, shifted down.
+    pub const PARTNER_NODE_MASK: u32 = 0x3F;
+    /// The ingress FIFO's fill, shifted down.
+    pub const FIFO_FILL_MASK: u32 = 0x3F;
 }
+// The partner's node id field holds any node id.
+const _: () = assert!(port_status::PARTNER_NODE_MASK as usize + 1 == crate::address::MAX_NODES);
 
 /// Fields of `PORT_CONFIG` (meaningful for ports in the endpoint role).
 pub mod port_config {

@@ -212,6 +212,15 @@ pub const CH_NOTIFY_SELF_HI: u32 = 0x28;
 /// Channel register: notification value base.
 pub const CH_NOTIFY_VALUE: u32 = 0x2C;
 
+// A 64-bit register's high DW follows its low one: the driver and the simulator access
+// the pair as one 64-bit value at `_LO`.
+const _: () = assert!(
+    CH_CURRENT_HI == CH_CURRENT_LO + 4
+        && CH_DESC_HI == CH_DESC_LO + 4
+        && CH_NOTIFY_RX_HI == CH_NOTIFY_RX_LO + 4
+        && CH_NOTIFY_SELF_HI == CH_NOTIFY_SELF_LO + 4
+);
+
 // Every channel register lies in the channel's aligned block.
 const _: () =
     assert!(CHANNEL_BASE.is_multiple_of(CHANNEL_STRIDE) && CH_NOTIFY_VALUE < CHANNEL_STRIDE);
@@ -250,6 +259,9 @@ pub const STATUS_STATE_MASK: u32 = 0x3;
 pub const STATUS_CAUSE_SHIFT: u32 = 4;
 /// The [`ErrorCause`] field of `STATUS`, in place.
 pub const STATUS_CAUSE_MASK: u32 = 0xF << STATUS_CAUSE_SHIFT;
+
+/// Codes `STATUS`'s [`ErrorCause`] field can hold.
+pub const CAUSE_CODES: usize = (STATUS_CAUSE_MASK >> STATUS_CAUSE_SHIFT) as usize + 1;
 
 /// The 4-bit [`ErrorCause`] code in a `STATUS` value (a code no cause has is possible
 /// only from a broken chip).

@@ -17,8 +17,8 @@ use crate::setup::{node_csr_write, HOST_WINDOW};
 use pcie_model::requester::{RequestHandle, RequestOutcome};
 use peach2_regmap::address::GlobalAddr;
 use peach2_regmap::dma::{
-    channel_reg, flags, status_cause, ChannelState, Descriptor, CHANNELS, CH_CONTROL, CH_DESC_LO,
-    CH_STATUS, CONTROL_HOST, CONTROL_START, CPL_TIMEOUT,
+    channel_reg, flags, status_cause, ChannelState, Descriptor, CAUSE_CODES, CHANNELS, CH_CONTROL,
+    CH_DESC_LO, CH_STATUS, CONTROL_HOST, CONTROL_START, CPL_TIMEOUT, DESC_BYTES,
 };
 use peach2_regmap::host::BAR0_BASE;
 use std::collections::VecDeque;
@@ -29,6 +29,8 @@ const STAGE_BASE: u64 = HOST_WINDOW + (512 << 20);
 pub const STAGE_BYTES: u64 = 64 << 10;
 /// Where the channels' chains lie in host memory (two descriptors each).
 const DESC_AREA: u64 = STAGE_BASE + CHANNELS as u64 * STAGE_BYTES;
+/// Bytes of one descriptor in host memory.
+const DESC: u64 = DESC_BYTES as u64;
 /// Cycles between two reads of a running channel's `STATUS`.
 const POLL_CYCLES: u64 = 200;
 /// `DMA_CPL_TIMEOUT` the sources set: a lost read stops its chain after 64 us.
@@ -47,6 +49,12 @@ pub enum DmaFault {
     /// `ZeroLength`, the first half delivered.
     BadDescriptor,
 }
+
+impl DmaFault {
+    /// How many kinds there are (the variants, numbered in declaration order).
+    pub const KINDS: usize = 3;
+}
+const _: () = assert!(DmaFault::BadDescriptor as usize + 1 == DmaFault::KINDS);
 
 /// Where a channel stands.
 #[derive(Clone, Copy, Debug)]
@@ -77,9 +85,9 @@ pub(crate) struct DmaIssuer {
     /// The channel whose chunk carries the fault applied last, until it ends.
     faulted: Option<usize>,
     /// Faults applied, by [`DmaFault`] (in declaration order).
-    pub(crate) applied: [u64; 3],
+    pub(crate) applied: [u64; DmaFault::KINDS],
     /// Chains the chip stopped, by `ErrorCause` code.
-    pub(crate) stopped: [u64; 16],
+    pub(crate) stopped: [u64; CAUSE_CODES],
 }
 
 impl DmaIssuer {
@@ -101,8 +109,8 @@ impl DmaIssuer {
             set_up: false,
             armed: VecDeque::new(),
             faulted: None,
-            applied: [0; 3],
-            stopped: [0; 16],
+            applied: [0; DmaFault::KINDS],
+            stopped: [0; CAUSE_CODES],
         }
     }
 
@@ -192,12 +200,12 @@ impl DmaIssuer {
             .map_err(|e| SimError::Scenario(e.to_string()))?
             .to_u64();
         let half = (f.chunk / 2) as u64;
-        let chain = DESC_AREA + ch as u64 * 64;
+        let chain = DESC_AREA + ch as u64 * 2 * DESC;
         let first = Descriptor {
             src: stage,
             dst,
             length: half as u32,
-            next: chain + 32,
+            next: chain + DESC,
             ..Default::default()
         };
         let mut second = Descriptor {
@@ -211,7 +219,7 @@ impl DmaIssuer {
         let stored = mem
             .write(stage, &data)
             .and_then(|()| mem.write(chain, &first.to_bytes()))
-            .and_then(|()| mem.write(chain + 32, &second.to_bytes()));
+            .and_then(|()| mem.write(chain + DESC, &second.to_bytes()));
         stored.map_err(|e| SimError::Scenario(format!("DMA staging: {e:?}")))?;
         let desc = [chain as u32, (chain >> 32) as u32];
         node_csr_write(node, channel_reg(ch as u32, CH_DESC_LO), &desc).map_err(scenario)?;
@@ -226,7 +234,7 @@ impl DmaIssuer {
                 DmaFault::BadDescriptor => {
                     second.length = 0;
                     let mem = node.host.rc.host_memory_mut();
-                    mem.write(chain + 32, &second.to_bytes())
+                    mem.write(chain + DESC, &second.to_bytes())
                         .map_err(|e| SimError::Scenario(format!("DMA chain: {e:?}")))?;
                 }
             }

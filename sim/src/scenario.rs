@@ -16,6 +16,7 @@ use crate::node::Node;
 use crate::setup::HOST_WINDOW;
 use pcie_model::tlp::Addr;
 use peach2_regmap::address::{GlobalAddr, Target, GLOBAL_BASE};
+use peach2_regmap::dma::CAUSE_CODES;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -393,8 +394,11 @@ impl Traffic {
 
     /// Over the cluster: the DMA faults applied, by [`DmaFault`], and the chains the
     /// chips stopped, by `ErrorCause` code.
-    pub fn dma_counts(&self, c: &Cluster) -> Result<([u64; 3], [u64; 16]), SimError> {
-        let mut v = [0u64; 19];
+    pub fn dma_counts(
+        &self,
+        c: &Cluster,
+    ) -> Result<([u64; DmaFault::KINDS], [u64; CAUSE_CODES]), SimError> {
+        let mut v = [0u64; DmaFault::KINDS + CAUSE_CODES];
         let local = self.dma.iter().enumerate().filter(|(n, _)| c.is_local(*n));
         for (_, d) in local {
             for (k, x) in d.applied.iter().chain(&d.stopped).enumerate() {
@@ -402,10 +406,10 @@ impl Traffic {
             }
         }
         c.all_reduce(&mut v, false)?;
-        let mut applied = [0; 3];
-        let mut stopped = [0; 16];
-        applied.copy_from_slice(&v[..3]);
-        stopped.copy_from_slice(&v[3..]);
+        let mut applied = [0; DmaFault::KINDS];
+        let mut stopped = [0; CAUSE_CODES];
+        applied.copy_from_slice(&v[..DmaFault::KINDS]);
+        stopped.copy_from_slice(&v[DmaFault::KINDS..]);
         Ok((applied, stopped))
     }
 

@@ -15,13 +15,15 @@ use pcie_model::beats::{tlp_from_beats, to_beats, Beat};
 use pcie_model::completion::{build_completions, error_completion, CompletionRules};
 use pcie_model::limits::{MaxPayloadSize, Rcb};
 use pcie_model::tlp::{Addr, Bdf, CfgType, CplStatus, Tag, Tlp, TlpKind};
-use peach2_regmap::address::{GlobalAddr, Target, GLOBAL_SIZE, MAX_NODES};
+use peach2_regmap::address::{GlobalAddr, Target, GLOBAL_SIZE, MAX_NODES, TRANSLATED_TARGETS};
 use peach2_regmap::config::{BAR0, BAR2_HI, BAR2_LO, COMMAND, COMMAND_BUS_MASTER, COMMAND_MEMORY};
-use peach2_regmap::csr::{route, target_ctrl, target_hi, target_lo, Port, NODE_ID, ROUTE_VALID};
+use peach2_regmap::csr::{
+    route, target_ctrl, target_hi, target_lo, Port, NODE_ID, ROUTE_VALID, SCRATCH, TARGET_ENABLE,
+};
 use peach2_regmap::dma::{
-    self, channel_reg, desc_offset, flags, Descriptor, CH_CONTROL, CH_DESC_HI, CH_DESC_LO,
-    CH_NOTIFY_RX_HI, CH_NOTIFY_RX_LO, CH_NOTIFY_SELF_HI, CH_NOTIFY_SELF_LO, CONTROL_HOST,
-    CONTROL_INDEX_SHIFT, CONTROL_START, CPL_TIMEOUT,
+    self, channel_reg, desc_offset, flags, Descriptor, CHAIN_LIMIT, CHANNELS, CH_CONTROL,
+    CH_DESC_HI, CH_DESC_LO, CH_NOTIFY_RX_HI, CH_NOTIFY_RX_LO, CH_NOTIFY_SELF_HI, CH_NOTIFY_SELF_LO,
+    CONTROL_HOST, CONTROL_INDEX_SHIFT, CONTROL_START, CPL_TIMEOUT,
 };
 use peach2_regmap::notify;
 use peach2_rtl::harness::Lcg;
@@ -106,11 +108,11 @@ pub fn setup_tlps() -> Vec<Tlp> {
     for node in 0..MAX_NODES as u32 {
         setup.push(csr_write(route(node), ROUTE_VALID | (node % 4)));
     }
-    for t in 0..5u32 {
+    for t in 0..TRANSLATED_TARGETS as u32 {
         let base = window_base(t);
         setup.push(csr_write(target_lo(t), base as u32));
         setup.push(csr_write(target_hi(t), (base >> 32) as u32));
-        setup.push(csr_write(target_ctrl(t), 1));
+        setup.push(csr_write(target_ctrl(t), TARGET_ENABLE));
     }
     setup.push(csr_write(CPL_TIMEOUT, STIM_CPL_TIMEOUT));
     setup
@@ -212,7 +214,7 @@ impl RandomStimulus {
     /// Programs a descriptor and starts a channel on it (from the RAM or from host
     /// memory), as a driver does.
     fn dma_program(&mut self) -> Vec<Beat> {
-        let c = self.rng.below(4) as u32;
+        let c = self.rng.below(u64::from(CHANNELS)) as u32;
         let slot = self.rng.below(DESC_SLOTS) as u32;
         let d = self.random_descriptor();
         let mut tlps = Vec::new();
@@ -333,7 +335,8 @@ impl RandomStimulus {
                     // 16-byte aligned, so that up to 4 DWs stay inside a 4 KiB page.
                     u64::from(notify::BAR0_BASE) + 16 * r.below(u64::from(notify::DWS) / 4)
                 } else {
-                    r.below(0x3fc) * 4
+                    // Below the DMA block, a read of up to 4 DWs included.
+                    r.below(u64::from(CHAIN_LIMIT) / 4 - 4) * 4
                 };
                 Tlp::mem_read(
                     HOST,
@@ -342,7 +345,12 @@ impl RandomStimulus {
                     4 * (1 + r.below(4) as usize),
                 )
             }
-            5 => Tlp::mem_write(HOST, Tag(0), Addr(BAR0_BASE + 0x0c), &data[..4]),
+            5 => Tlp::mem_write(
+                HOST,
+                Tag(0),
+                Addr(BAR0_BASE + u64::from(SCRATCH)),
+                &data[..4],
+            ),
             // Reads of remote memory (answered with UR or forwarded).
             6 => Tlp::mem_read(HOST, Tag(r.below(32) as u8), Addr(global), len.min(512)),
             // Config requests (link controllers) and stray completions.

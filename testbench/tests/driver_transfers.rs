@@ -5,6 +5,7 @@
 mod support;
 
 use peach2_driver::{DescList, MemKind, Placement, TcaError, Wait};
+use peach2_regmap::dma::CHANNELS;
 use support::{buffer, check_buffer, cluster, copy_and_check, pair, pattern, Case, GUARD};
 
 fn case(len: u64, src_off: u64, dst_off: u64) -> Case {
@@ -192,12 +193,12 @@ fn chains_of_copies_run_in_order_and_notify_once() {
 }
 
 #[test]
-fn all_four_channels_at_once() {
+fn every_channel_at_once() {
     let (_sys, mut d) = cluster("ring2");
     let (a, b) = pair(&mut d, 0, 1);
     let len = 64 * 1024 + 12;
     let mut bufs = Vec::new();
-    for ch in 0..4u8 {
+    for ch in 0..CHANNELS as u8 {
         let data = pattern(40 + u64::from(ch), len);
         let kind = if ch % 2 == 0 {
             MemKind::Host
@@ -218,7 +219,7 @@ fn all_four_channels_at_once() {
                 tag: 1,
             }),
         );
-        let placement = if ch < 2 {
+        let placement = if u32::from(ch) < CHANNELS / 2 {
             Placement::Internal
         } else {
             Placement::Host
@@ -226,7 +227,7 @@ fn all_four_channels_at_once() {
         a.set_chain(ch, &l, placement).unwrap();
         bufs.push((ch, data, dst));
     }
-    for ch in 0..4 {
+    for ch in 0..CHANNELS as u8 {
         a.start(ch).unwrap();
     }
     assert_eq!(a.start(0), Err(TcaError::ChannelBusy(0)));

@@ -4,6 +4,7 @@
 //! answer into its own and registers it.
 
 use super::bus::{dw_index as at, CsrTarget, ADDR_BITS};
+use peach2_regmap::address::TRANSLATED_TARGETS;
 use peach2_regmap::csr::{target_ctrl, target_hi, target_lo, TARGET_ENABLE};
 use rust_hdl::prelude::*;
 
@@ -11,7 +12,7 @@ use rust_hdl::prelude::*;
 const _: () = assert!(TARGET_ENABLE == 1);
 
 /// Number of translated targets (host, GPU 0..3).
-pub const TARGETS: usize = 5;
+pub const TARGETS: usize = TRANSLATED_TARGETS;
 
 /// The targets' bases and enables.
 #[derive(LogicBlock)]

@@ -5,7 +5,11 @@
 //! 32-byte boundary) or its internal index (at bits 14:5, as `next` holds it); following
 //! `next` points at the next one, in the memory the chain started in.
 
+use peach2_regmap::dma::DESC_BYTES;
 use rust_hdl::prelude::*;
+
+// A descriptor is 32 bytes: an index shifted left by 5, an address's low 5 bits clear.
+const _: () = assert!(DESC_BYTES == 1 << 5);
 
 /// The current descriptor of a channel's chain.
 #[derive(LogicBlock, Default)]

@@ -6,7 +6,19 @@
 //! little-endian DWs.
 
 use crate::csr::wire_order::WireOrder;
+use peach2_regmap::dma::{flags, DESC_BYTES, DESC_COUNT, IMMEDIATE};
 use rust_hdl::prelude::*;
+
+// The fields' places as `peach2_regmap::dma::Descriptor` lays them out: the length below
+// DW 3's `IMMEDIATE` bit 31, the flags in DW 4's low 5 bits (`TWO_D` bit 1), `next` above
+// them (a descriptor is 32 bytes), an internal `next` an index of 10 bits at bits 14:5.
+const _: () = assert!(
+    IMMEDIATE == 1 << 31
+        && flags::MASK == 0x1F
+        && flags::TWO_D == 1 << 1
+        && DESC_BYTES == 0x20
+        && (DESC_COUNT - 1) * DESC_BYTES == 0x7FE0
+);
 
 /// A descriptor's fields, as the channel checks and moves its data (the chain's `next`
 /// stays with [`DescRegs`]).

@@ -2,7 +2,11 @@
 //! channel c, a descriptor-fetch tag `8C + c`, or none of the DMA's. Combinational.
 
 use super::RingLayout;
+use peach2_regmap::dma::DATA_TAGS_PER_CHANNEL;
 use rust_hdl::prelude::*;
+
+// A data tag is its channel's number above a 3-bit index (`chan`, `index` below).
+const _: () = assert!(DATA_TAGS_PER_CHANNEL == 1 << 3);
 
 /// The class of a tag among `C` channels' (`CB` bits of channel number).
 #[derive(LogicBlock)]

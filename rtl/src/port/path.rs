@@ -41,6 +41,11 @@ const _: () = assert!(
         && port_status::PARTNER_VALID == 1 << 22
         && port_status::XBAR_BUSY == 1 << 23
         && port_status::FIFO_FILL_SHIFT == 24
+        && port_status::STATE_MASK == (1 << 4) - 1
+        && port_status::ERROR_MASK == (1 << 4) - 1
+        && port_status::PARTNER_NODE_MASK == (1 << 6) - 1
+        && port_status::PARTNER_PORT_MASK == (1 << 2) - 1
+        && port_status::FIFO_FILL_MASK == (1 << 6) - 1
 );
 const _: () = assert!(
     port_config::MEMORY == 1

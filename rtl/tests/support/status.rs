@@ -1,6 +1,5 @@
 //! The per-port CSRs as a test reads them: `PORT_STATUS` decoded, and the counters.
 
-use peach2_regmap::address::MAX_NODES;
 use peach2_regmap::config::{LinkError, LinkState};
 use peach2_regmap::csr::{port_status as ps, Port};
 
@@ -30,17 +29,17 @@ pub struct PortStatus {
 impl PortStatus {
     /// Decodes a `PORT_STATUS` value.
     pub fn decode(raw: u32) -> Self {
-        let code = (raw >> ps::ERROR_SHIFT) & 0xF;
+        let code = (raw >> ps::ERROR_SHIFT) & ps::ERROR_MASK;
         Self {
             raw,
             link_up: raw & ps::LINK_UP != 0,
             role_rc: raw & ps::ROLE_RC != 0,
             ready: raw & ps::READY != 0,
-            state: (raw >> ps::STATE_SHIFT) & 0xF,
+            state: (raw >> ps::STATE_SHIFT) & ps::STATE_MASK,
             error: LinkError::from_code(code)
                 .unwrap_or_else(|| panic!("PORT_STATUS {raw:#010x}: unknown error code {code}")),
-            partner_node: ((raw >> ps::PARTNER_NODE_SHIFT) & (MAX_NODES as u32 - 1)) as u8,
-            partner_port: Port::from_index((raw >> ps::PARTNER_PORT_SHIFT) & 0x3)
+            partner_node: ((raw >> ps::PARTNER_NODE_SHIFT) & ps::PARTNER_NODE_MASK) as u8,
+            partner_port: Port::from_index((raw >> ps::PARTNER_PORT_SHIFT) & ps::PARTNER_PORT_MASK)
                 .expect("two bits name a port"),
             partner_valid: raw & ps::PARTNER_VALID != 0,
         }
