@@ -5,6 +5,7 @@ use crate::profile_arg::{profile, DEFAULT_PROFILE};
 use crate::trace_args::TraceArgs;
 use crate::CliError;
 use clap::Args;
+use pcie_model::time::{Clock, Cycles};
 use peach2_run::{Outcome, RunConfig, RunError};
 use peach2_sim::topology::Topology;
 use std::path::PathBuf;
@@ -86,7 +87,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
             "peach2 run: profile {}, {} cycles ({:.1} us simulated) in {:.2} s, {:.0} cycles/s, {} windows ({:.1} cycles each)",
             args.profile,
             report.cycles,
-            report.cycles as f64 / 250.0,
+            Clock::CORE_250MHZ.micros(Cycles(report.cycles)),
             report.wall_s,
             report.cycles as f64 / report.wall_s,
             report.windows,

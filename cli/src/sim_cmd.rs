@@ -9,6 +9,7 @@ use crate::profile_arg::{profile, DEFAULT_PROFILE};
 use crate::trace_args::TraceArgs;
 use crate::CliError;
 use clap::Args;
+use pcie_model::time::Clock;
 use peach2_sim::cluster::{Backend, Cluster};
 use peach2_sim::faults::{self, FaultSpec};
 use peach2_sim::partition::{Partition, Transport};
@@ -173,7 +174,7 @@ fn run_in(args: SimArgs, job: Option<Rc<dyn Transport>>) -> Result<(), CliError>
         println!("{v}");
     } else {
         println!(
-            "{} nodes, {}, profile {}: {} cycles in {:.2} s ({:.0} cycles/s), {} bytes delivered ({:.2} GB/s at 250 MHz), {} errors",
+            "{} nodes, {}, profile {}: {} cycles in {:.2} s ({:.0} cycles/s), {} bytes delivered ({:.2} GB/s at {} MHz), {} errors",
             c.nodes.len(),
             args.scenario,
             profile.name,
@@ -181,7 +182,8 @@ fn run_in(args: SimArgs, job: Option<Rc<dyn Transport>>) -> Result<(), CliError>
             s.wall_s,
             s.cycles_per_s,
             s.bytes_delivered,
-            s.bytes_delivered as f64 / s.cycles.max(1) as f64 * 0.25,
+            s.bytes_delivered as f64 / s.cycles.max(1) as f64 * (Clock::CORE_250MHZ.hz() as f64 / 1e9),
+            Clock::CORE_250MHZ.hz() / 1_000_000,
             s.errors
         );
         if let Some(f) = &faults {

@@ -140,6 +140,21 @@ impl Clock {
         Cycles((num / PICOS_PER_SECOND) as u64)
     }
 
+    /// The duration of `c` cycles in seconds.
+    pub fn seconds(self, c: Cycles) -> f64 {
+        c.0 as f64 / self.hz as f64
+    }
+
+    /// The duration of `c` cycles in microseconds.
+    pub fn micros(self, c: Cycles) -> f64 {
+        c.0 as f64 / self.cycles_per_us()
+    }
+
+    /// Cycles per microsecond (250.0 at 250 MHz).
+    pub fn cycles_per_us(self) -> f64 {
+        self.hz as f64 / 1e6
+    }
+
     /// The duration of `c` cycles (rounded down to a picosecond).
     pub fn to_picos(self, c: Cycles) -> Picos {
         Picos((c.0 as u128 * PICOS_PER_SECOND / self.hz as u128) as u64)
@@ -174,6 +189,9 @@ mod tests {
         let c = Clock::CORE_250MHZ;
         assert_eq!(c.to_picos(Cycles(1)), Picos(4000));
         assert_eq!(c.cycles_ceil(Picos::from_ns(2000)), Cycles(500));
+        assert_eq!(c.micros(Cycles(1000)), 4.0);
+        assert_eq!(c.seconds(Cycles(250_000_000)), 1.0);
+        assert_eq!(c.cycles_per_us(), 250.0);
     }
 
     #[test]

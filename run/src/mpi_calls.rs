@@ -6,6 +6,7 @@ use crate::abi::*;
 use crate::ops::{Collective, Done, Op};
 use crate::server::{Answer, Call, RankCtx};
 use crate::wire::{Reader, Short, Writer};
+use pcie_model::time::{Clock, Cycles};
 
 /// Cycles one `MPI_Wtime` costs.
 const CLOCK_READ_CYCLES: u64 = 10;
@@ -48,7 +49,7 @@ pub fn decode(code: i64, r: &mut Reader) -> Result<Call, Short> {
             match c.line.call(Op::Now) {
                 Done::Time(t) => {
                     let mut w = Writer::new();
-                    w.u64((t as f64 / 250e6).to_bits());
+                    w.u64(Clock::CORE_250MHZ.seconds(Cycles(t)).to_bits());
                     Answer::with(MPI_SUCCESS, w)
                 }
                 _ => Answer::status(MPI_ERR_OTHER),

@@ -16,6 +16,7 @@
 use crate::mpi::{self, Mailbox};
 use crate::ops::{Collective, Done, Op, Request};
 use crate::output::Output;
+use pcie_model::time::{Clock, Cycles};
 use peach2_testbench::cpu_wait::{CpuWait, WaitEnd};
 use peach2_testbench::profile::TransferCost;
 use peach2_testbench::sim_backend::SimSystem;
@@ -366,7 +367,7 @@ impl Scheduler {
     }
 
     fn us(&self, cycle: u64) -> f64 {
-        (cycle - self.start) as f64 / 250.0
+        Clock::CORE_250MHZ.micros(Cycles(cycle - self.start))
     }
 
     /// Carries out rank `r`'s timed primitive now.

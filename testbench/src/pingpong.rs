@@ -9,6 +9,7 @@
 
 use crate::profile::Profile;
 use crate::sim_backend::{SimDevice, SimSystem};
+use pcie_model::time::Clock;
 use peach2_driver::{DescList, MemKind, NotifyPlace, Placement, Tca, TcaError, Wait};
 use peach2_sim::topology::Topology;
 use peach2_sim::SimError;
@@ -68,7 +69,7 @@ impl Row {
             bytes,
             latency_us,
             bandwidth_gb_s: bytes as f64 / (latency_us * 1e3),
-            round_trip_cycles: 2.0 * latency_us / US_PER_CYCLE,
+            round_trip_cycles: 2.0 * latency_us * CORE.cycles_per_us(),
         }
     }
 }
@@ -103,8 +104,8 @@ pub enum BenchError {
     },
 }
 
-/// Core clock period in microseconds (250 MHz).
-const US_PER_CYCLE: f64 = 0.004;
+/// The chip's clock, which the benchmark's cycles count.
+const CORE: Clock = Clock::CORE_250MHZ;
 
 /// The default sizes: 8 B to 4 MiB in powers of two.
 pub fn default_sizes() -> Vec<u64> {
@@ -240,7 +241,7 @@ pub fn run_counted(
             });
         }
         let rt = total as f64 / f64::from(cfg.iters);
-        rows.push(Row::from_latency(size, rt / 2.0 * US_PER_CYCLE));
+        rows.push(Row::from_latency(size, rt / 2.0 / CORE.cycles_per_us()));
         progress(k + 1, cfg.sizes.len());
     }
     let cycles = now();
