@@ -11,9 +11,9 @@
  *  - each of the P-1 puts is a list of its own (one list could carry them all, each
  *    copy notifying its receiver, but would run them one after another on one channel):
  *    the lists are built once (tcaDescNew + tcaDescSetMemcpy, outside the timed loop)
- *    and set on a channel when their turn comes: put k (to rank (rank+k) % P, k = 1..P-1) goes on channel (k-1) % 4, after
- *    that channel's previous put has finished (tcaWaitDMAC), so four puts are in flight
- *    at any time. Destinations are staggered by rank, so that not every rank targets
+ *    and set on a channel when their turn comes: put k (to rank (rank+k) % P, k = 1..P-1) goes on channel (k-1) % NCH
+ *    (NCH = TCA_DMAC_CHANNELS), after that channel's previous put has finished
+ *    (tcaWaitDMAC), so NCH puts are in flight at any time. Destinations are staggered by rank, so that not every rank targets
  *    the same node at once;
  *  - notification slots are per (sender, receiver): a receiver waits for each of its
  *    P-1 senders by that sender's handle. The slot is the buffer parity: a sender can
@@ -50,7 +50,7 @@ static int rank = -1;
         }                                                                                \
     } while (0)
 
-#define NCH 4
+#define NCH TCA_DMAC_CHANNELS
 
 /* Byte i of `owner`'s block in iteration `it`. */
 static unsigned char pattern(int owner, size_t i, int it, int mode) {

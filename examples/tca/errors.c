@@ -116,7 +116,7 @@ static tcaresult dst_pitch_lt_width(tcaDesc *d) { return tcaDescSetMemcpy2D(d, &
 static tcaresult src_pitch_lt_width(tcaDesc *d) { return tcaDescSetMemcpy2D(d, &h[1], 0, 64, &h[0], 0, 16, 32, 4, F, 0, 1); }
 static tcaresult shape_past_end(tcaDesc *d) { return tcaDescSetMemcpy2D(d, &h[1], 0, 1024, &h[0], 0, 64, 8, 5, F, 0, 1); }
 static tcaresult tag0(tcaDesc *d) { return tcaDescSetMemcpy(d, &h[1], 0, &h[0], 0, 64, F, 0, 0); }
-static tcaresult slot64(tcaDesc *d) { return tcaDescSetMemcpy(d, &h[1], 0, &h[0], 0, 64, F, 64, 1); }
+static tcaresult slot_past_end(tcaDesc *d) { return tcaDescSetMemcpy(d, &h[1], 0, &h[0], 0, 64, F, P2_TCA_WAIT_SLOTS, 1); }
 static tcaresult unknown_flag(tcaDesc *d) { return tcaDescSetMemcpy(d, &h[1], 0, &h[0], 0, 64, F | 0x40000000, 0, 1); }
 static tcaresult self_tag0(tcaDesc *d) {
     return tcaDescSetMemcpy(d, &h[1], 0, &h[0], 0, 64, tcaDMAUseInternal | tcaDMANotifySelf, 0, 0);
@@ -187,8 +187,8 @@ int main(int argc, char **argv) {
         /* Notifications and flags. */
         report("list: tcaDescSetMemcpy(tcaDMANotify, tag 0) [+ tcaDescSet]",
                tca_name(list_result(tag0)), tca_name(TCA_ERROR_INVALID_VALUE));
-        report("list: tcaDescSetMemcpy(tcaDMANotify, slot 64) [+ tcaDescSet]",
-               tca_name(list_result(slot64)), tca_name(TCA_ERROR_INVALID_VALUE));
+        report("list: tcaDescSetMemcpy(tcaDMANotify, slot P2_TCA_WAIT_SLOTS) [+ tcaDescSet]",
+               tca_name(list_result(slot_past_end)), tca_name(TCA_ERROR_INVALID_VALUE));
         report("list: tcaDescSetMemcpy(unknown flag bit 0x40000000) [+ tcaDescSet]",
                tca_name(list_result(unknown_flag)), tca_name(TCA_ERROR_INVALID_VALUE));
         report("list: tcaDescSetMemcpy(tcaDMANotifySelf, tag 0) [+ tcaDescSet]",
@@ -200,11 +200,11 @@ int main(int argc, char **argv) {
         /* Channels. */
         tcaDesc *d = tcaDescNew();
         CHECK(tcaDescSetMemcpy(d, &h[1], 0, &h[0], 0, 64, F, 0, 1));
-        EXPECT_TCA(tcaDescSet(d, 7), TCA_ERROR_INVALID_VALUE);
+        EXPECT_TCA(tcaDescSet(d, TCA_DMAC_CHANNELS), TCA_ERROR_INVALID_VALUE);
         EXPECT_TCA(tcaDescSet(d, -1), TCA_ERROR_INVALID_VALUE);
-        EXPECT_TCA(tcaStartDMADesc(7), TCA_ERROR_INVALID_VALUE);
-        EXPECT_TCA(tcaWaitDMAC(7), TCA_ERROR_INVALID_VALUE);
-        EXPECT_TCA(tcaStartDMADesc(3), TCA_ERROR_INVALID_VALUE); /* nothing set on it */
+        EXPECT_TCA(tcaStartDMADesc(TCA_DMAC_CHANNELS), TCA_ERROR_INVALID_VALUE);
+        EXPECT_TCA(tcaWaitDMAC(TCA_DMAC_CHANNELS), TCA_ERROR_INVALID_VALUE);
+        EXPECT_TCA(tcaStartDMADesc(TCA_DMAC_CHANNELS - 1), TCA_ERROR_INVALID_VALUE); /* nothing set on it */
         tcaDesc *empty = tcaDescNew();
         EXPECT_TCA(tcaDescSet(empty, 1), TCA_ERROR_INVALID_VALUE);
         CHECK(tcaDescFree(empty));

@@ -150,6 +150,8 @@ pub const TCA_DMAC_CHANNELS: i64 = peach2_regmap::dma::CHANNELS as i64;
 /// Entries of the older API's internal descriptor table (`tcaSetDMADescInt_*` slots),
 /// as many as the chip's descriptor memory holds.
 pub const TCA_DESC_INT_SLOTS: i64 = peach2_regmap::dma::DESC_COUNT as i64;
+/// Notification slots a node keeps per sender (`wait_slot` is below this).
+pub const TCA_WAIT_SLOTS: i64 = peach2_regmap::notify::SLOTS as i64;
 /// Most entries of one `tcaCreateDMADesc` table.
 pub const TCA_DESC_TABLE_MAX_ENTRIES: i64 = 65536;
 
@@ -186,7 +188,8 @@ pub fn c_header() -> String {
     }
     s.push_str(&format!(
         "\n#define P2_TCA_HANDLE_BYTES {TCA_HANDLE_BYTES}\n#define P2_TCA_PIO_HANDLE_BYTES {TCA_PIO_HANDLE_BYTES}\n#define P2_TCA_DMAC_CHANNELS {TCA_DMAC_CHANNELS}\n\
-         #define P2_TCA_DESC_INT_SLOTS {TCA_DESC_INT_SLOTS}\n#define P2_TCA_DESC_TABLE_MAX_ENTRIES {TCA_DESC_TABLE_MAX_ENTRIES}\n#endif\n"
+         #define P2_TCA_DESC_INT_SLOTS {TCA_DESC_INT_SLOTS}\n#define P2_TCA_DESC_TABLE_MAX_ENTRIES {TCA_DESC_TABLE_MAX_ENTRIES}\n\
+         #define P2_TCA_WAIT_SLOTS {TCA_WAIT_SLOTS}\n#endif\n"
     ));
     s
 }

@@ -81,7 +81,8 @@ typedef int tcaDMAFlag;
 
 /* Notifications. A copy's tcaDMANotify / tcaDMANotifySelf write wait_tag into the
  * notified node's entry for (this node, wait_slot), after the copy's data. Any number of
- * copies of a list may notify, any nodes, any slots (0..63) and tags (non-zero): the
+ * copies of a list may notify, any nodes, any slots (0 .. P2_TCA_WAIT_SLOTS-1) and tags
+ * (non-zero): the
  * first receiver notification after a copy rides the channel's register, the others one
  * extra descriptor each. The entry is in the notified node's host memory, or with
  * tcaDMAUseNotifyInternal in its chip (a waiting CPU then reads it over PCIe instead of
@@ -187,8 +188,9 @@ tcaresult tcaSendPIOCommit(void);
  * tcaStartDMADesc, tcaWaitDMAC and tcaWaitDMARecvDesc. A set entry is replaced by the
  * next set of its slot; a chain already set on a channel is not changed by later sets.
  *
- * Internal form (OMNI 2014-15): one table per process of P2_TCA_DESC_INT_SLOTS (1024)
- * entries, slots 0 .. 1023, always set with descriptors in the chip.
+ * Internal form (OMNI 2014-15): one table per process of P2_TCA_DESC_INT_SLOTS entries
+ * (as many as the chip's descriptor memory holds), always set with descriptors in the
+ * chip.
  */
 
 /* Kept for the programs that call it after tcaInit; the internal table needs no
@@ -197,7 +199,8 @@ tcaresult tcaDMADescInt_Init(void);
 
 /* Sets internal entry `slot` to the copy tcaDescSetMemcpy would append, and writes
  * slot + 1 to *next_slot (callers pass one counter twice: `(s, &s, ...)`).
- * Errors: INVALID_VALUE (NULL, slot outside 0 .. 1023, and as tcaDescSetMemcpy). On an
+ * Errors: INVALID_VALUE (NULL, slot outside 0 .. P2_TCA_DESC_INT_SLOTS-1, and as
+ * tcaDescSetMemcpy). On an
  * error nothing is stored and *next_slot is unchanged. */
 tcaresult tcaSetDMADescInt_Memcpy(int slot, int *next_slot, tcaHandle *dst, off_t dst_offset,
                                   tcaHandle *src, off_t src_offset, size_t size,
@@ -212,8 +215,8 @@ tcaresult tcaSetDMADescInt_Memcpy2D(int slot, int *next_slot, tcaHandle *dst,
                                     int wait_tag);
 
 /* Sets the chain from internal entry `first_slot` on channel `dmac_ch`, descriptors in
- * the chip. Errors: INVALID_VALUE (first_slot outside 0 .. 1023, an entry of the chain
- * never set, a chain running past entry 1023, a bad channel, and as tcaDescSet), BUSY,
+ * the chip. Errors: INVALID_VALUE (first_slot outside 0 .. P2_TCA_DESC_INT_SLOTS-1, an
+ * entry of the chain never set, a chain running past the table's last entry, a bad channel, and as tcaDescSet), BUSY,
  * OUT_OF_MEMORY. */
 tcaresult tcaSetDMAChainInt(int dmac_ch, int first_slot);
 
