@@ -733,30 +733,6 @@ fn local_ends(c: &Cluster) -> impl Iterator<Item = &crate::link::LinkEnd> {
         .map(|a| &a.end)
 }
 
-/// The cables a write from node `src` to node `dst` crosses, following `routes`.
-fn path(c: &Cluster, routes: &[Vec<Option<Port>>], src: usize, dst: usize) -> Vec<usize> {
-    let mut cables = Vec::new();
-    let mut at = src;
-    while at != dst && cables.len() < c.nodes.len() {
-        let Some(port) = routes[at][dst] else { break };
-        let Some(k) = c
-            .cables
-            .iter()
-            .position(|cb| cb.ends.iter().any(|e| e.node == at && e.port == port))
-        else {
-            break;
-        };
-        cables.push(k);
-        let ends = c.cables[k].ends;
-        at = if ends[0].node == at && ends[0].port == port {
-            ends[1].node
-        } else {
-            ends[0].node
-        };
-    }
-    cables
-}
-
 /// Cycles the flows get to drain after the traffic of a fault run.
 pub const DRAIN_CYCLES: u64 = 2_000_000;
 
@@ -774,9 +750,9 @@ pub fn run(
     let mut inj = Injector::new(spec, seed, c, traffic)?;
     let Schedule { mut nodes, downed } = inj.schedule(c, traffic, cycles);
     // The flows whose route crosses a cable that goes down may lose chunks on it.
-    let routes = c.topology.routes()?;
     for f in &mut traffic.flows {
-        f.lossy = path(c, &routes, f.src, f.dst).iter().any(|&k| downed[k]);
+        let crossed = c.topology.route_cables(f.src, f.dst)?.unwrap_or_default();
+        f.lossy = crossed.iter().any(|&k| downed[k]);
     }
     let run = traffic.run_with(c, cycles, false, &mut nodes);
     let run = run.and_then(|()| {

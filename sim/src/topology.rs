@@ -384,29 +384,32 @@ impl Topology {
 
     /// Hops from `src` to `dst` following [`Topology::routes`].
     pub fn hops(&self, src: usize, dst: usize) -> Result<Option<usize>, SimError> {
+        Ok(self.route_cables(src, dst)?.map(|cables| cables.len()))
+    }
+
+    /// The cables (indices into [`Topology::validate`]'s list, as the cluster numbers
+    /// them) that a packet from `src` to `dst` crosses, each chip forwarding it by its
+    /// [`Topology::routes`] entry for `dst`; `None` if there is no route.
+    pub fn route_cables(&self, src: usize, dst: usize) -> Result<Option<Vec<usize>>, SimError> {
         let cables = self.validate()?;
         let routes = self.routes()?;
-        let (mut at, mut hops) = (src, 0);
+        let (mut at, mut crossed) = (src, Vec::new());
         while at != dst {
             let Some(p) = routes[at][dst] else {
                 return Ok(None);
             };
-            at = cables
+            let (k, [a, b]) = cables
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| !self.params.avoid_cables.contains(i))
-                .find_map(|(_, [a, b])| {
-                    if a.node == at && a.port == p {
-                        Some(b.node)
-                    } else if b.node == at && b.port == p {
-                        Some(a.node)
-                    } else {
-                        None
-                    }
-                })
-                .expect("a route follows a cable");
-            hops += 1;
+                .find(|(_, [a, b])| (a.node, a.port) == (at, p) || (b.node, b.port) == (at, p))
+                .expect("a route leaves by a cable");
+            at = if a.node == at && a.port == p {
+                b.node
+            } else {
+                a.node
+            };
+            crossed.push(k);
         }
-        Ok(Some(hops))
+        Ok(Some(crossed))
     }
 }
