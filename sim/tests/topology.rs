@@ -145,3 +145,18 @@ fn a_files_params_lie_over_the_profiles_field_by_field() {
         Err(SimError::Topology(m)) if m.contains("cable_latncy")
     ));
 }
+
+/// A TOML file cannot name the register map's constants, so the example that sets
+/// `DMA_CONFIG` spells a number: it must be the bit its comment names.
+#[test]
+fn the_notify_at_last_read_example_sets_that_bit() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/topologies/ring2-notify-at-last-read.toml"
+    );
+    let t = Topology::load(path).unwrap();
+    assert_eq!(
+        t.params.dma_config,
+        peach2_regmap::dma::config::NOTIFY_AT_LAST_READ
+    );
+}
