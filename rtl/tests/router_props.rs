@@ -4,7 +4,9 @@
 
 use pcie_model::tlp::{AtomicOp, CfgType, MsgRouting};
 use pcie_model::{Addr, Bdf, CplStatus, Tag, Tlp};
-use peach2_regmap::address::{BASE_SHIFT, GLOBAL_BASE, GLOBAL_BASE_HI, MAX_NODES, NODE_SHIFT};
+use peach2_regmap::address::{
+    BASE_SHIFT, GLOBAL_BASE, GLOBAL_BASE_HI, MAX_NODES, NODE_SHIFT, TARGET_SHIFT,
+};
 use peach2_rtl::router::{RouteAction, Router};
 use peach2_rtl::rust_hdl::prelude::*;
 use proptest::prelude::*;
@@ -69,7 +71,7 @@ fn golden(t: &Tlp, c: &Cfg) -> Decision {
                 return unserved;
             }
             let node = (addr >> NODE_SHIFT) & (MAX_NODES as u64 - 1);
-            let target = (addr >> 33) & 7;
+            let target = (addr >> TARGET_SHIFT) & 7;
             let forward = |dest| (RouteAction::Forward, dest, false, bar2_hit);
             if node == c.node_id {
                 if target == 5 {

@@ -4,7 +4,7 @@
 
 use super::tests::rig::{Rig, HOST_BASE};
 use super::tests::{big_stack, data_desc};
-use peach2_regmap::address::GLOBAL_BASE;
+use peach2_regmap::address::{GLOBAL_BASE, NODE_SHIFT, TARGET_SHIFT};
 use peach2_regmap::dma::{self, flags, ChannelState, Descriptor, ErrorCause};
 
 /// The good transfer on channel 0 that runs beside every failing one.
@@ -202,7 +202,7 @@ fn dma_error_unroutable_destination_node() {
         // Node 5: no valid ROUTE entry (this node is 0).
         let bad = data_desc(
             HOST_BASE + 0x30_0000,
-            GLOBAL_BASE | (5 << 36) | 0x38_0000,
+            GLOBAL_BASE | (5 << NODE_SHIFT) | 0x38_0000,
             256,
             flags::LAST,
             0,
@@ -217,7 +217,7 @@ fn dma_error_unroutable_target_of_this_node() {
         // This node, target 6 (no such target).
         let bad = data_desc(
             HOST_BASE + 0x30_0000,
-            GLOBAL_BASE | (6 << 33) | 0x38_0000,
+            GLOBAL_BASE | (6 << TARGET_SHIFT) | 0x38_0000,
             256,
             flags::LAST,
             0,
@@ -238,7 +238,7 @@ fn dma_error_unroutable_receiver_slot() {
             0,
         );
         one_bad_descriptor(20, bad, ErrorCause::Unroutable, |r| {
-            let slot = GLOBAL_BASE | (9 << 36) | 0x100;
+            let slot = GLOBAL_BASE | (9 << NODE_SHIFT) | 0x100;
             r.csr_write(dma::channel_reg(1, dma::CH_NOTIFY_RX_LO), slot as u32);
             r.csr_write(
                 dma::channel_reg(1, dma::CH_NOTIFY_RX_HI),

@@ -4,7 +4,7 @@
 use super::tests::rig::{Rig, HOST_BASE};
 use super::tests::{big_stack, data_desc};
 use pcie_model::tlp::{Tlp, TlpKind};
-use peach2_regmap::address::GLOBAL_BASE;
+use peach2_regmap::address::{GLOBAL_BASE, NODE_SHIFT, TARGET_SHIFT};
 use peach2_regmap::dma::{self, flags, ChannelState, ErrorCause};
 
 /// A memory request's header is 4 DWs exactly when its address is at or above 4 GiB
@@ -37,7 +37,7 @@ fn dma_notify_rx_to_global_slot_follows_data_on_route_port() {
     big_stack(|| {
         let mut r = Rig::new(41, 1.0, 256);
         r.bring_up_e(3);
-        let node3 = GLOBAL_BASE | (3 << 36);
+        let node3 = GLOBAL_BASE | (3 << NODE_SHIFT);
         let slot = node3 | 0x9_0040;
         let own = HOST_BASE + 0xF_0000;
         let msi = 0xFEE0_1000u64;
@@ -105,7 +105,7 @@ fn dma_write_immediate_descriptors_follow_their_data() {
         for host_chain in [false, true] {
             let mut r = Rig::new(43, 0.7, 256);
             r.bring_up_e(3);
-            let node3 = GLOBAL_BASE | (3 << 36);
+            let node3 = GLOBAL_BASE | (3 << NODE_SHIFT);
             let own = HOST_BASE + 0xF_0040;
             let chain_at = HOST_BASE + 0x20_0000;
             let next = |i: u64| {
@@ -181,7 +181,7 @@ fn dma_and_peers_write_the_notification_store_the_host_reads_it() {
     big_stack(|| {
         let mut r = Rig::new(45, 0.8, 256);
         r.bring_up_e(3);
-        let internal = GLOBAL_BASE | (5 << 33);
+        let internal = GLOBAL_BASE | (5 << TARGET_SHIFT);
         let entry = |sender: u32, slot: u32| internal | notify::internal_offset(sender, slot);
         let data = data_desc(
             HOST_BASE + 0x10_0000,
@@ -262,7 +262,7 @@ fn dma_notify_at_last_read_leaves_before_the_last_data() {
         for early in [true, false] {
             let mut r = Rig::new(45, 0.8, 128);
             r.bring_up_e(3);
-            let node3 = GLOBAL_BASE | (3 << 36);
+            let node3 = GLOBAL_BASE | (3 << NODE_SHIFT);
             let slot = node3 | 0x9_0040;
             let own = HOST_BASE + 0xF_0000;
             let fl = flags::NOTIFY_RX | flags::NOTIFY_SELF;

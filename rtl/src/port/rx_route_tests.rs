@@ -4,7 +4,7 @@
 use super::rx_route::RxRoute;
 use crate::harness::{packet_beats, Lcg, Stepper, StreamDriver, StreamMonitor, TestBeat};
 use crate::stream::{PORT_E, PORT_INTERNAL, PORT_N};
-use peach2_regmap::address::{GlobalAddr, Target, BASE_SHIFT, GLOBAL_SIZE};
+use peach2_regmap::address::{GlobalAddr, Target, BASE_SHIFT, GLOBAL_SIZE, TARGET_SHIFT};
 
 const BAR0: u32 = 0xF7A0_0000;
 /// BAR2's base, address bits 63:42, where the reference host puts it.
@@ -155,7 +155,7 @@ fn ring_port_delivers_local_writes_and_sends_config_to_the_link() {
     let mut b = Bench::new(PORT_E, 21);
     let host = GlobalAddr::new(3, Target::Host, 0x4_0000).unwrap().to_u64();
     let internal = GlobalAddr::new(3, Target::Internal, 0x40).unwrap().to_u64();
-    let reserved = (host & !(7 << 33)) | (6 << 33);
+    let reserved = (host & !(7 << TARGET_SHIFT)) | (6 << TARGET_SHIFT);
     let onward = GlobalAddr::new(4, Target::Host, 0).unwrap().to_u64();
     let back = GlobalAddr::new(2, Target::Host, 0).unwrap().to_u64();
     let w_host = mem(true, host, 64, 0);
