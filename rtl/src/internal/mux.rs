@@ -1,8 +1,13 @@
 //! The crossbar's internal port shared by the internal completer and the DMA controller,
-//! in three stages: [`LoopSplit`] takes the DMA's writes to the internal port itself out
+//! in four stages: [`LoopSplit`] takes the DMA's writes to the internal port itself out
 //! of its write stream, [`InboundMux`] steers what the crossbar delivers (and those
-//! looped writes) to the completer or the DMA, and [`OutboundMux`] takes turns between
-//! the DMA's reads and its other writes into the crossbar.
+//! looped writes) to the completer or the DMA, [`OutboundMux`] takes turns between the
+//! DMA's reads and its other writes, and a [`TlpSkid`] hands them to the crossbar.
+//!
+//! The skid is for timing: without it the crossbar's arbitration waited on the outbound
+//! mux's choice, and the DMA's output FIFOs on the crossbar's `ready`, one combinational
+//! path 7 to 9 LUT levels deep (the README's timing estimate). It costs the DMA's packets
+//! one cycle on their way out and no throughput.
 //!
 //! A DMA write to the internal port itself (a notification into this chip's store,
 //! `tcaDMANotifySelf` with `tcaDMAUseNotifyInternal`) loops back to the completer here
@@ -14,6 +19,7 @@
 use super::inbound_mux::InboundMux;
 use super::loop_split::LoopSplit;
 use super::outbound_mux::OutboundMux;
+use crate::stream::skid::TlpSkid;
 use crate::stream::{TlpSink, TlpSource};
 use rust_hdl::prelude::*;
 
@@ -41,8 +47,10 @@ pub struct InternalMux {
     split: LoopSplit,
     /// The crossbar's deliveries and the loop, to the completer or the DMA.
     inbound: InboundMux,
-    /// The DMA's reads and other writes, into the crossbar.
+    /// The DMA's reads and other writes, taking turns.
     outbound: OutboundMux,
+    /// The outbound stream's register, into the crossbar.
+    out: TlpSkid,
 }
 
 impl Logic for InternalMux {
@@ -52,6 +60,8 @@ impl Logic for InternalMux {
         self.inbound.reset.next = self.reset.val();
         self.outbound.clock.next = self.clock.val();
         self.outbound.reset.next = self.reset.val();
+        self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
         TlpSink::link(&mut self.from_dma_wr, &mut self.split.sink);
         TlpSink::link(&mut self.from_xbar, &mut self.inbound.from_xbar);
         TlpSource::join(&mut self.split.looped, &mut self.inbound.from_loop);
@@ -59,6 +69,7 @@ impl Logic for InternalMux {
         TlpSource::link(&mut self.to_dma, &mut self.inbound.to_dma);
         TlpSink::link(&mut self.from_dma_rd, &mut self.outbound.from_rd);
         TlpSource::join(&mut self.split.onward, &mut self.outbound.from_wr);
-        TlpSource::link(&mut self.to_xbar, &mut self.outbound.to_xbar);
+        TlpSource::join(&mut self.outbound.to_xbar, &mut self.out.sink);
+        TlpSource::link(&mut self.to_xbar, &mut self.out.source);
     }
 }
