@@ -205,13 +205,13 @@ impl Profile {
     ///   minimum latency for GPU memory) at 11.2 B/cycle = 2.8 GB/s, the K20X's BAR1
     ///   throughput for peer reads, which caps PEACH2's GPU DMA (seed 000 reports 2.5 GB/s
     ///   on Ivy Bridge hosts, seed 001 measures 2.8 GB/s). It sets the ping-pong from 32
-    ///   KiB to 512 KiB (2.76 GB/s at 512 KiB with notifications in the chip; the real
+    ///   KiB to 512 KiB (2.77 GB/s at 512 KiB with notifications in the chip; the real
     ///   library 2.6).
     /// - **GPU BAR translations**: BAR1 maps GPU memory in 64 KiB pages (GPUDirect RDMA's
     ///   page size on Kepler); the GPU caches 8 translations (512 KiB of reach) and a read
     ///   of a page it has not cached waits 4.36 us (1090 cycles) with the reads behind
     ///   it. Fitted: the reach to where the real curve bends (between 512 KiB and 1 MiB),
-    ///   the wait to the 1 MiB point (447.7 us); it then predicts 4 MiB (1745 us against
+    ///   the wait to the 1 MiB point (447.7 us); it then predicts 4 MiB (1741 us against
     ///   1781, -2 %), where the real bandwidth falls to 2.35 GB/s.
     /// - **CPU**: an uncached access crosses 328 ns (82 cycles) between the core and the
     ///   root port each way (the core-to-uncore-to-PCIe path of a Xeon), so a read of a
