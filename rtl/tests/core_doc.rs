@@ -120,6 +120,14 @@ fn the_guides_register_numbers_are_the_register_maps() {
         ),
         format!("the index (0..{})", dma::DESC_COUNT - 1),
         format!(
+            "the DMA's range (tag bits 7:{} ≠ 0)",
+            dma::tags::DMA_RANGE_END.trailing_zeros()
+        ),
+        format!(
+            "read `PORT_STATUS[N]` (offset {:#x})",
+            port_reg(Port::N, csr::PORT_STATUS)
+        ),
+        format!(
             "at BAR0 `{:#x} + {:#x}s + 4k` (sender node s 0..{}, slot k 0..{})",
             notify::BAR0_BASE,
             notify::bar0_offset(1, 0) - notify::bar0_offset(0, 0),

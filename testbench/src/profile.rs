@@ -246,7 +246,7 @@ impl Profile {
     /// read request has left, with a 2 KiB read window (8 tags of 256-byte reads): flat
     /// while every read goes at once, a step of one window's round trip at 4 KiB. The
     /// chip has that mode (`DMA_CONFIG.NOTIFY_AT_LAST_READ`, [`Params::dma_config`]);
-    /// `examples/topologies/ring2-notify-at-last-read.toml` sets it with MRRS 256 and 240 ns
+    /// `examples/topologies/ring2-notify-at-last-read.toml` sets it with MRRS 256 and 232 ns
     /// GPU reads and puts 512 B to 64 KiB within 10 % (8 and 256 B 30 % low). This profile
     /// does not set it: nothing in the sources says the real chip did, and with it a
     /// notification can overtake its data (the driver's own ping-pong, which sends back
