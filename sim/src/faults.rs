@@ -63,7 +63,7 @@ use crate::error::SimError;
 use crate::node::Node;
 use crate::scenario::{Flow, Traffic};
 use crate::setup::csr_read_all;
-use crate::topology::SRole;
+use crate::topology::{route_cables, SRole};
 use pcie_model::beats::{to_beats, Beat};
 use pcie_model::tlp::CfgType;
 use pcie_model::tlp::{Addr, Bdf, CplStatus, Tag, Tlp};
@@ -750,8 +750,9 @@ pub fn run(
     let mut inj = Injector::new(spec, seed, c, traffic)?;
     let Schedule { mut nodes, downed } = inj.schedule(c, traffic, cycles);
     // The flows whose route crosses a cable that goes down may lose chunks on it.
+    let (cables, routes) = (c.topology.validate()?, c.topology.routes()?);
     for f in &mut traffic.flows {
-        let crossed = c.topology.route_cables(f.src, f.dst)?.unwrap_or_default();
+        let crossed = route_cables(&cables, &routes, f.src, f.dst).unwrap_or_default();
         f.lossy = crossed.iter().any(|&k| downed[k]);
     }
     let run = traffic.run_with(c, cycles, false, &mut nodes);

@@ -384,32 +384,34 @@ impl Topology {
 
     /// Hops from `src` to `dst` following [`Topology::routes`].
     pub fn hops(&self, src: usize, dst: usize) -> Result<Option<usize>, SimError> {
-        Ok(self.route_cables(src, dst)?.map(|cables| cables.len()))
+        let (cables, routes) = (self.validate()?, self.routes()?);
+        Ok(route_cables(&cables, &routes, src, dst).map(|crossed| crossed.len()))
     }
+}
 
-    /// The cables (indices into [`Topology::validate`]'s list, as the cluster numbers
-    /// them) that a packet from `src` to `dst` crosses, each chip forwarding it by its
-    /// [`Topology::routes`] entry for `dst`; `None` if there is no route.
-    pub fn route_cables(&self, src: usize, dst: usize) -> Result<Option<Vec<usize>>, SimError> {
-        let cables = self.validate()?;
-        let routes = self.routes()?;
-        let (mut at, mut crossed) = (src, Vec::new());
-        while at != dst {
-            let Some(p) = routes[at][dst] else {
-                return Ok(None);
-            };
-            let (k, [a, b]) = cables
-                .iter()
-                .enumerate()
-                .find(|(_, [a, b])| (a.node, a.port) == (at, p) || (b.node, b.port) == (at, p))
-                .expect("a route leaves by a cable");
-            at = if a.node == at && a.port == p {
-                b.node
-            } else {
-                a.node
-            };
-            crossed.push(k);
-        }
-        Ok(Some(crossed))
+/// The cables (indices into `cables`, [`Topology::validate`]'s list, as the cluster
+/// numbers them) that a packet from `src` to `dst` crosses, each chip forwarding it by
+/// its `routes` entry for `dst` ([`Topology::routes`]); `None` if there is no route.
+pub fn route_cables(
+    cables: &[[End; 2]],
+    routes: &[Vec<Option<Port>>],
+    src: usize,
+    dst: usize,
+) -> Option<Vec<usize>> {
+    let (mut at, mut crossed) = (src, Vec::new());
+    while at != dst {
+        let p = routes[at][dst]?;
+        let (k, [a, b]) = cables
+            .iter()
+            .enumerate()
+            .find(|(_, [a, b])| (a.node, a.port) == (at, p) || (b.node, b.port) == (at, p))
+            .expect("a route leaves by a cable");
+        at = if a.node == at && a.port == p {
+            b.node
+        } else {
+            a.node
+        };
+        crossed.push(k);
     }
+    Some(crossed)
 }
