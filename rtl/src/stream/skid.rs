@@ -19,8 +19,6 @@ pub struct TlpSkid {
     pub sink: TlpSink,
     /// Downstream: the `main` entry.
     pub source: TlpSource,
-    /// A beat is held (in `main`; `skid` fills only behind it).
-    pub holding: Signal<Out, Bit>,
     /// The `main` entry holds a beat (offered on `source`).
     main_valid: DFF<Bit>,
     /// `data` of the beat in `main`.
@@ -86,7 +84,6 @@ impl Logic for TlpSkid {
         );
         self.sink.ready.next = !self.skid_valid.q.val() && !self.reset.val();
         self.push.next = self.sink.valid.val() && self.sink.ready.val();
-        self.holding.next = self.main_valid.q.val();
         self.source.valid.next = self.main_valid.q.val() && !self.reset.val();
         self.source.data.next = self.main_data.q.val();
         self.source.sop.next = self.main_sop.q.val();
@@ -188,7 +185,6 @@ mod tests {
                 s.settle();
                 let u = &s.uut;
                 assert_eq!(u.source.valid.val(), !held.is_empty());
-                assert_eq!(u.holding.val(), !held.is_empty());
                 assert_eq!(
                     u.sink.ready.val(),
                     held.len() < 2,
