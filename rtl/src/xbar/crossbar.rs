@@ -204,7 +204,7 @@ impl Logic for Crossbar {
             TlpSource::link(&mut self.sources[j], &mut self.out[j].source);
             self.busy.next = self.busy.val().replace_bit(
                 j,
-                self.owner[j].q.val().any() || self.out[j].source.valid.val(),
+                self.owner[j].q.val().any() || self.sources[j].valid.val(),
             );
             self.inputs.owner[j].next = self.owner[j].q.val();
             self.inputs.wins[j].next = self.arbiter[j].wins.val();
