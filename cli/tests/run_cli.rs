@@ -23,7 +23,7 @@ fn hello_runs_and_its_output_is_the_same_every_time() {
     assert!(first.status.success(), "{}", text(&first.stderr));
     let out = text(&first.stdout);
     assert!(
-        out.contains("rank 1 got \"hello from rank 0\" after 1.46 us"),
+        out.contains("rank 1 got \"hello from rank 0\" after 1.47 us"),
         "{out}"
     );
     assert!(
