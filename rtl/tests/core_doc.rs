@@ -174,31 +174,29 @@ fn the_guides_register_numbers_are_the_register_maps() {
             want.push(format!("| {code} | {cause:?} |"));
         }
     }
+    let mut missing: Vec<String> = want.into_iter().filter(|w| !doc.contains(w)).collect();
     // The state and error rows name each code with its variant (and a note).
     let row = |field: &str| {
         doc.lines()
             .find(|l| l.contains(&format!("| {field}:")))
             .unwrap_or_default()
     };
-    for s in [
+    let states = [
         LinkState::Down,
         LinkState::Identify,
         LinkState::Configure,
         LinkState::Ready,
         LinkState::Failed,
-    ] {
-        let named = format!("{} {s:?}", s as u32);
-        if !row("state").contains(&named) {
-            want.push(format!("the state row's {named}"));
+    ]
+    .map(|s| ("state", format!("{} {s:?}", s as u32)));
+    let errors = (0..=ps::ERROR_MASK)
+        .filter_map(LinkError::from_code)
+        .map(|e| ("error", format!("{} {e:?}", e as u32)));
+    for (field, named) in states.into_iter().chain(errors) {
+        if !row(field).contains(&named) {
+            missing.push(format!("the {field} row's {named}"));
         }
     }
-    for e in (0..=ps::ERROR_MASK).filter_map(LinkError::from_code) {
-        let named = format!("{} {e:?}", e as u32);
-        if !row("error").contains(&named) {
-            want.push(format!("the error row's {named}"));
-        }
-    }
-    let missing: Vec<&String> = want.iter().filter(|w| !doc.contains(w.as_str())).collect();
     assert!(
         missing.is_empty(),
         "docs/CORE.md does not say (or says otherwise):\n{}",

@@ -3,7 +3,7 @@
 //! that the README misses fails here.
 
 use pcie_model::time::{Clock, Cycles};
-use peach2_testbench::profile::Profile;
+use peach2_testbench::profile::{Profile, TransferCost};
 
 #[test]
 fn the_readmes_costs_are_the_ha_pacs_profiles() {
@@ -17,6 +17,14 @@ fn the_readmes_costs_are_the_ha_pacs_profiles() {
     let ns = |c: u64| core.to_picos(Cycles(c)).0 / 1000;
     let us = |c: u64| core.micros(Cycles(c));
     let gb_s = |per_kcycle: u64| per_kcycle as f64 / 1000.0 * (core.hz() as f64 / 1e9);
+    // "NAME (LATENCY us + RATE GB/s": a transfer cost as the README writes it.
+    let transfer = |name: &str, c: &TransferCost, after: &str| {
+        format!(
+            "{name} ({} us + {} GB/s{after}",
+            us(c.latency),
+            gb_s(c.bytes_per_kcycle)
+        )
+    };
     let sw = &p.software;
     let want = [
         format!(
@@ -38,16 +46,8 @@ fn the_readmes_costs_are_the_ha_pacs_profiles() {
             ns(p.cpu.poll_hit),
             ns(p.cpu.poll_miss)
         ),
-        format!(
-            "MPI messages ({} us + {} GB/s each",
-            us(sw.mpi.latency),
-            gb_s(sw.mpi.bytes_per_kcycle)
-        ),
-        format!(
-            "CUDA copies ({} us + {} GB/s)",
-            us(sw.cuda_copy.latency),
-            gb_s(sw.cuda_copy.bytes_per_kcycle)
-        ),
+        transfer("MPI messages", &sw.mpi, " each"),
+        transfer("CUDA copies", &sw.cuda_copy, ")"),
     ];
     let missing: Vec<&String> = want
         .iter()
