@@ -174,9 +174,8 @@ mod tests {
                     dwe |= 1 << l;
                     assert_eq!(uut.desc_idx.val().to_u64() >> (3 * l) & 7, q & 7);
                 } else {
-                    let b = (q % 4) as usize;
+                    let (b, row) = ring.place(chan, q);
                     we |= 1 << b;
-                    let row = (chan << ring.row_shift) | ((q / 4) & ring.row_mask);
                     assert_eq!(uut.bank_addr[b].val().to_u64(), row, "lane {l}");
                     assert_eq!(uut.bank_data[b].val().to_u64() as u32, lane, "lane {l}");
                 }

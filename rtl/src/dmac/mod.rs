@@ -152,6 +152,16 @@ impl RingLayout {
             data_tags: tags::data_tags(c as u32),
         }
     }
+
+    /// The bank and row of channel `chan`'s ring position `pos`: the rule above written
+    /// plainly, the tests' model of [`ring_rows::RingRows`].
+    #[cfg(test)]
+    pub(crate) fn place(&self, chan: u64, pos: u64) -> (usize, u64) {
+        (
+            (pos % 4) as usize,
+            chan << self.row_shift | (pos / 4) & self.row_mask,
+        )
+    }
 }
 
 /// The DMA controller of `C` channels (`CB` bits of channel number).
