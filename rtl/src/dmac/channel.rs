@@ -121,6 +121,17 @@ pub struct DmaChannel {
     data: DataCursors,
     /// Routes `NOTIFY_RX`.
     rx_route: DestRoute,
+    /// `NOTIFY_RX` a cycle after its register, beside its route's answer of that cycle
+    /// (`rx_dest_q`, `rx_ok_q`): configuration, so the checks and the ending writes see
+    /// the address and its route of one cycle, and the route lookup is not in one cycle
+    /// with the checks and the walk's state behind them. The delay is never seen: a
+    /// descriptor is checked two cycles or more after the `CONTROL` write that starts
+    /// its chain, and that write comes after the `NOTIFY_RX` writes it goes with.
+    rx_addr_q: DFF<Bits<64>>,
+    /// `rx_route`'s destination for `rx_addr_q`.
+    rx_dest_q: DFF<Bits<3>>,
+    /// `rx_route` found a route for `rx_addr_q`.
+    rx_ok_q: DFF<Bit>,
     /// The notifications and MSI after the descriptor's data.
     ending: EndWrites,
     /// What the channel asks for in its state; whose request a grant answers.
@@ -134,6 +145,7 @@ pub struct DmaChannel {
 impl Logic for DmaChannel {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, rx_addr_q, rx_dest_q, rx_ok_q);
         // The descriptor: from the internal memory, or lane by lane from its fetch's
         // completions.
         self.desc.clock.next = self.clock.val();
@@ -157,11 +169,14 @@ impl Logic for DmaChannel {
         RouteConfig::link(&mut self.routes, &mut self.dst_route.routes);
         RouteConfig::link(&mut self.routes, &mut self.rx_route.routes);
         DescFields::join(&mut self.desc.fields, &mut self.check.desc);
-        self.check.notify_rx_addr.next = self.regs.notify_rx_addr.val();
+        self.rx_addr_q.d.next = self.regs.notify_rx_addr.val();
+        self.rx_dest_q.d.next = self.rx_route.dest.val();
+        self.rx_ok_q.d.next = self.rx_route.ok.val();
+        self.check.notify_rx_addr.next = self.rx_addr_q.q.val();
         self.check.notify_self_addr.next = self.regs.notify_self_addr.val();
         self.check.msi_addr.next = self.msi_addr.val();
         self.check.dst_ok.next = self.dst_route.ok.val();
-        self.check.rx_ok.next = self.rx_route.ok.val();
+        self.check.rx_ok.next = self.rx_ok_q.q.val();
 
         // The chain continues the ring where the last one left it; the descriptor being
         // checked loads the cursors, whatever the checks say (one that fails stops the
@@ -193,7 +208,7 @@ impl Logic for DmaChannel {
         self.ending.at_last_read.next = self.notify_at_last_read.val();
         self.ending.reads_left.next = self.data.reads_left.val();
         self.ending.flags.next = self.desc.fields.flags.val();
-        self.ending.notify_rx_addr.next = self.regs.notify_rx_addr.val();
+        self.ending.notify_rx_addr.next = self.rx_addr_q.q.val();
         self.ending.rx_dest.next = self.walk.rx_dest.val();
         self.ending.notify_self_addr.next = self.regs.notify_self_addr.val();
         self.ending.notify_value.next = self.regs.notify_value.val();
@@ -231,7 +246,7 @@ impl Logic for DmaChannel {
         self.walk.check_cause.next = self.check.cause.val();
         self.walk.immediate.next = self.desc.fields.immediate.val();
         self.walk.dst_route_dest.next = self.dst_route.dest.val();
-        self.walk.rx_route_dest.next = self.rx_route.dest.val();
+        self.walk.rx_route_dest.next = self.rx_dest_q.q.val();
         self.walk.data_written.next = self.data.done.val();
         self.walk.imm_grant.next = self.wr.grant.val();
         self.walk.end_remaining.next = self.ending.remaining.val();
