@@ -99,6 +99,15 @@ pub struct BringUp {
     p_port: DFF<Bits<2>>,
     /// See `partner_valid`.
     p_valid: DFF<Bit>,
+    /// `cpl` a cycle late: the completion's checks and the registers behind them (the
+    /// partner, the error, the step) are not in one cycle with the link's receive
+    /// decode. Bring-up is not timed to the cycle, and the config request's arrival
+    /// (`cfg_in_q`) is delayed with it, so the two keep their order.
+    cpl_q: DFF<Bits<128>>,
+    /// `cpl_valid` a cycle late.
+    cpl_valid_q: DFF<Bit>,
+    /// `cfg_in_rc` a cycle late.
+    cfg_in_q: DFF<Bit>,
     /// The current step's request (`bringup_step`).
     request: BringupStep,
     /// The request's beat, held on `tx` until taken, and its tag.
@@ -140,6 +149,9 @@ impl Default for BringUp {
             p_node: Default::default(),
             p_port: Default::default(),
             p_valid: Default::default(),
+            cpl_q: Default::default(),
+            cpl_valid_q: Default::default(),
+            cfg_in_q: Default::default(),
             request: Default::default(),
             beat: Default::default(),
             verdict: Default::default(),
@@ -153,7 +165,23 @@ impl Default for BringUp {
 impl Logic for BringUp {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, step, phase, timer, err, p_node, p_port, p_valid);
+        dff_setup!(
+            self,
+            clock,
+            step,
+            phase,
+            timer,
+            err,
+            p_node,
+            p_port,
+            p_valid,
+            cpl_q,
+            cpl_valid_q,
+            cfg_in_q
+        );
+        self.cpl_q.d.next = self.cpl.val();
+        self.cpl_valid_q.d.next = self.cpl_valid.val();
+        self.cfg_in_q.d.next = self.cfg_in_rc.val();
         // The request of the current step, and the step after it.
         self.request.step.next = self.step.q.val();
         self.request.node_id.next = self.node_id.val();
@@ -178,8 +206,8 @@ impl Logic for BringUp {
         }
 
         // The completion's verdict on the request in flight.
-        self.verdict.cpl.next = self.cpl.val();
-        self.verdict.cpl_valid.next = self.cpl_valid.val();
+        self.verdict.cpl.next = self.cpl_q.q.val();
+        self.verdict.cpl_valid.next = self.cpl_valid_q.q.val();
         self.verdict.waiting.next =
             self.request.active.val() && (self.phase.q.val() == Phase::Wait);
         self.verdict.tag.next = self.beat.tag.val();
@@ -214,7 +242,7 @@ impl Logic for BringUp {
         }
         // Two root complexes cabled together: the partner's bring-up reached us. Once
         // ours is done, a config request is only a bad packet: answered UR, not fatal.
-        if self.cfg_in_rc.val()
+        if self.cfg_in_q.q.val()
             && (self.step.q.val() != Step::Failed)
             && (self.step.q.val() != Step::Done)
         {
@@ -236,6 +264,8 @@ impl Logic for BringUp {
             self.p_node.d.next = 0.into();
             self.p_port.d.next = 0.into();
             self.p_valid.d.next = false;
+            self.cpl_valid_q.d.next = false;
+            self.cfg_in_q.d.next = false;
         }
     }
 }
