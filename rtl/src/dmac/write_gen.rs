@@ -6,7 +6,7 @@
 //! The picked write is prepared at once (`write_pick`, its header by `mwr_header`) and registered with the
 //! TLP; its beats go out in two stages (`write_beat`): the reorder buffer's four bank
 //! addresses for a beat, then a cycle later the header, value or bank data in each lane,
-//! into an 8-beat output FIFO. A beat is issued only while the FIFO has room for what is
+//! into a 9-beat output FIFO. A beat is issued only while the FIFO has room for what is
 //! in flight, and the next TLP is picked in the cycle the current one's last beat is
 //! issued, so back-to-back TLPs leave one beat per cycle.
 
@@ -14,7 +14,7 @@ use super::requests::WriteReqSink;
 use super::round_robin::RoundRobin;
 use super::write_beat::WriteBeat;
 use super::write_pick::WritePick;
-use crate::stream::fifo::TlpFifo;
+use crate::stream::reg_fifo::TlpRegFifo;
 use crate::stream::TlpSource;
 use rust_hdl::prelude::*;
 
@@ -35,8 +35,9 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     pub requester_id: Signal<In, Bits<16>>,
     /// Reorder buffer read address per bank.
     pub bank_raddr: [Signal<Out, Bits<10>>; 4],
-    /// The beats on their way out (8 beats).
-    fifo: TlpFifo<3, 4>,
+    /// The beats on their way out (9 beats), in registers: a beat is offered the cycle
+    /// after it enters, where a block-RAM FIFO would take two.
+    fifo: TlpRegFifo<8, 3, 4>,
     /// A TLP is being issued (the `a_*` registers hold it).
     busy: DFF<Bit>,
     /// The FIFO held fewer than five beats in the cycle before, so fewer than six now
@@ -98,7 +99,7 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             out: Default::default(),
             requester_id: Default::default(),
             bank_raddr: Default::default(),
-            fifo: TlpFifo::new(),
+            fifo: TlpRegFifo::new(),
             busy: Default::default(),
             room: Default::default(),
             a_chan: Default::default(),
@@ -143,7 +144,6 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         }
         self.fifo.clock.next = self.clock.val();
         self.fifo.reset.next = self.reset.val();
-        self.fifo.discard.next = false;
         TlpSource::link(&mut self.out, &mut self.fifo.source);
 
         // The current TLP's next beat, issued while the FIFO has room for what is in
@@ -374,7 +374,7 @@ mod tests {
                 }
                 s.tick();
             }
-            // Granted writes have left, but for the one being sent and the 8-beat FIFO's.
+            // Granted writes have left, but for the one being sent and the 9-beat FIFO's.
             let left = granted.len() - sent;
             assert!(left <= 3, "{left} stuck");
             let per_chan: [usize; C] =

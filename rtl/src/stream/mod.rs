@@ -8,6 +8,7 @@
 pub mod beat_slot;
 pub mod fifo;
 pub mod pick;
+pub mod reg_fifo;
 pub mod skid;
 
 use rust_hdl::prelude::*;
