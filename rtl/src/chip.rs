@@ -282,6 +282,12 @@ impl Peach2Core {
             ..Self::new()
         }
     }
+
+    /// The DMA controller, for tests that watch its inner handshakes.
+    #[cfg(test)]
+    pub(crate) fn dmac(&self) -> &ChipDmac {
+        &self.dmac
+    }
 }
 
 impl Default for Peach2Core {

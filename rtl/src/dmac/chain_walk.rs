@@ -93,7 +93,8 @@ pub struct ChainWalk {
     pub dst_route_dest: Signal<In, Bits<3>>,
     /// Crossbar destination of `NOTIFY_RX`.
     pub rx_route_dest: Signal<In, Bits<3>>,
-    /// Every block of the descriptor's data is written, the last write out of the buffer.
+    /// The descriptor's data is written: every block's writes taken, and the last one out
+    /// of the buffer unless ending writes or the chain's next descriptor follow it.
     pub data_written: Signal<In, Bit>,
     /// Pulse: the write-immediate's write was taken.
     pub imm_grant: Signal<In, Bit>,

@@ -228,6 +228,7 @@ impl Logic for DmaChannel {
         EndOffer::join(&mut self.ending.wr, &mut self.offers.end);
         self.offers.imm_addr.next = self.desc.fields.dst.val();
         self.offers.imm_value.next = self.desc.fields.src.val().get_bits::<32>(0);
+        self.offers.stopping.next = self.cpl_error.val() || self.watchdog.expired_before.val();
         ReadReqSource::link(&mut self.rd, &mut self.offers.rd);
         WriteReqSource::link(&mut self.wr, &mut self.offers.wr);
         self.desc_ram_req.next = self.offers.desc_ram_req.val();
@@ -247,7 +248,12 @@ impl Logic for DmaChannel {
         self.walk.immediate.next = self.desc.fields.immediate.val();
         self.walk.dst_route_dest.next = self.dst_route.dest.val();
         self.walk.rx_route_dest.next = self.rx_dest_q.q.val();
-        self.walk.data_written.next = self.data.done.val();
+        // What follows the data's last write (its ending writes, the next descriptor's)
+        // queues behind it in the write generator, so it need not leave the buffer first;
+        // a chain's end waits for it.
+        self.walk.data_written.next = self.data.done.val()
+            || (self.data.taken.val()
+                && (self.ending.remaining.val() || !self.desc.fields.flags.val().get_bit(0)));
         self.walk.imm_grant.next = self.wr.grant.val();
         self.walk.end_remaining.next = self.ending.remaining.val();
         self.walk.end_done.next = self.ending.done.val();

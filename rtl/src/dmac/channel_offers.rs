@@ -39,6 +39,8 @@ pub struct ChannelOffers {
     pub imm_addr: Signal<In, Bits<64>>,
     /// Its value (`src[31:0]`).
     pub imm_value: Signal<In, Bits<32>>,
+    /// Pulse: the channel stops (see [`WriteReqSource::cancel`]).
+    pub stopping: Signal<In, Bit>,
     /// Downstream: to the read requester.
     pub rd: ReadReqSource,
     /// Downstream: to the write generator.
@@ -72,6 +74,7 @@ impl Logic for ChannelOffers {
         self.wr.pos.next = self.data.wr_pos.val();
         self.wr.dest.next = self.data_wr_dest.val();
         self.wr.value.next = self.end.value.val();
+        self.wr.cancel.next = self.stopping.val();
 
         match self.state.val() {
             ChanState::FetchInt => {

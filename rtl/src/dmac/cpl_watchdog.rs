@@ -26,6 +26,11 @@ pub struct CplWatchdog {
     pub cpl_timeout: Signal<In, Bits<32>>,
     /// The channel is running and has waited `cpl_timeout` cycles or more.
     pub expired: Signal<Out, Bit>,
+    /// `expired`, a cycle late (a register: the channel is in `Error` since, and its
+    /// write request cancelled).
+    pub expired_before: Signal<Out, Bit>,
+    /// See `expired_before`.
+    fired: DFF<Bit>,
     /// Cycles waited.
     timer: DFF<Bits<32>>,
     /// The count went to 0 in the cycle before.
@@ -41,7 +46,15 @@ pub struct CplWatchdog {
 impl Logic for CplWatchdog {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, timer, cleared, zero_reaches, stepped_reaches);
+        dff_setup!(
+            self,
+            clock,
+            timer,
+            cleared,
+            zero_reaches,
+            stepped_reaches,
+            fired
+        );
         self.timer_after_one.next = self.timer.q.val() + 1;
         self.zero_reaches.d.next = self.cpl_timeout.val() == 0;
         self.stepped_reaches.d.next = self.timer_after_one.val() >= self.cpl_timeout.val();
@@ -49,6 +62,8 @@ impl Logic for CplWatchdog {
         if self.cleared.q.val() {
             self.expired.next = self.running.val() && self.zero_reaches.q.val();
         }
+        self.fired.d.next = self.expired.val() && !self.reset.val();
+        self.expired_before.next = self.fired.q.val();
         self.timer.d.next = self.timer_after_one.val();
         self.cleared.d.next = false;
         if !self.running.val() || self.cpl_seen.val() || self.reads_idle.val() || self.reset.val() {
@@ -72,7 +87,7 @@ mod tests {
         let mut s = Stepper::new(CplWatchdog::default(), |b| &mut b.clock);
         let mut rng = Lcg(0xD06);
         let (mut waited, mut last_limit) = (0u64, 0u64);
-        let mut expiries = 0;
+        let (mut expiries, mut expired_before) = (0, false);
         for cycle in 0..20_000u64 {
             let mut limit = [0, 1, 5, 40][(cycle / 5_000) as usize];
             if rng.chance(0.01) {
@@ -88,6 +103,8 @@ mod tests {
             s.settle();
             let want = running && waited >= last_limit && cycle > 0;
             assert_eq!(s.uut.expired.val(), want, "cycle {cycle}");
+            assert_eq!(s.uut.expired_before.val(), expired_before, "cycle {cycle}");
+            expired_before = want;
             expiries += u32::from(want);
             last_limit = limit;
             waited = if !running || seen || idle {

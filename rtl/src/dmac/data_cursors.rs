@@ -57,6 +57,8 @@ pub struct DataCursors {
     pub w_flight: Signal<Out, Bit>,
     /// Every block written and the last write's data out of the buffer.
     pub done: Signal<Out, Bit>,
+    /// Every block's writes taken (the last may still be leaving the buffer).
+    pub taken: Signal<Out, Bit>,
     /// Blocks are left to read (the last read has not been taken).
     pub reads_left: Signal<Out, Bit>,
     /// The read cursor: the source's MRds, at most min(MRRS, 512) bytes each.
@@ -152,7 +154,8 @@ impl Logic for DataCursors {
         self.offer.wr_addr.next = self.wr.addr.val();
         self.offer.wr_pos.next = self.wr.pos.val();
         self.w_flight.next = self.flight.q.val();
-        self.done.next = (self.wr.rows.val() == 0) && !self.flight.q.val();
+        self.taken.next = self.wr.rows.val() == 0;
+        self.done.next = self.taken.val() && !self.flight.q.val();
         self.reads_left.next = self.rd.rows.val() != 0;
 
         if self.offer.wr_done.val() {

@@ -270,6 +270,18 @@ impl<const C: usize, const CB: usize> Default for Dmac<C, CB> {
     }
 }
 
+#[cfg(test)]
+impl<const C: usize, const CB: usize> Dmac<C, CB> {
+    /// Per channel, this cycle: its write request's `valid`, `cancel` and `grant`, for
+    /// tests that check the request is held (see `requests`).
+    pub(crate) fn write_requests(&self) -> [(bool, bool, bool); C] {
+        array_init::array_init(|c| {
+            let w = &self.chans[c].wr;
+            (w.valid.val(), w.cancel.val(), w.grant.val())
+        })
+    }
+}
+
 impl<const C: usize, const CB: usize> Logic for Dmac<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {

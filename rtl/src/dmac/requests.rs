@@ -1,5 +1,7 @@
 //! What a channel asks of the read requester and the write generator: one request each,
-//! held (`valid`) until the requester answers it with a one-cycle `grant`.
+//! held (`valid`) until the requester answers it with a one-cycle `grant`. A write
+//! request falls without a grant only in a cycle its channel stops (`cancel`): the write
+//! generator arbitrates on the requests of the cycle before.
 
 use rust_hdl::prelude::*;
 
@@ -62,6 +64,11 @@ pub struct WriteReqSource {
     pub dest: Signal<Out, Bits<3>>,
     /// The value of a one-DW write (register order: byte 0 in bits 7:0).
     pub value: Signal<Out, Bits<32>>,
+    /// Pulse: the channel stops, in the cycle of a failed completion or the cycle after
+    /// the completion timeout. The one case `valid` falls without a grant; no write is
+    /// granted in it. Made from registers, so the generator honours it without waiting
+    /// for `valid`.
+    pub cancel: Signal<Out, Bit>,
     /// Pulse: the write was taken.
     pub grant: Signal<In, Bit>,
     /// Pulse: a write of this channel has been read out (its last beat issued).
@@ -87,6 +94,8 @@ pub struct WriteReqSink {
     pub dest: Signal<In, Bits<3>>,
     /// See [`WriteReqSource::value`].
     pub value: Signal<In, Bits<32>>,
+    /// See [`WriteReqSource::cancel`].
+    pub cancel: Signal<In, Bit>,
     /// See [`WriteReqSource::grant`].
     pub grant: Signal<Out, Bit>,
     /// See [`WriteReqSource::done`].

@@ -9,6 +9,11 @@
 //! into a 9-beat output FIFO. A beat is issued only while the FIFO has room for what is
 //! in flight, and the next TLP is picked in the cycle the current one's last beat is
 //! issued, so back-to-back TLPs leave one beat per cycle.
+//!
+//! The round robin arbitrates on the requests of the cycle before (`offered`): a channel
+//! holds its request until granted or cancelled, so the grants wait on no channel logic
+//! (the ring's flow control, the channel's state) but a cycle from a channel's first
+//! offer; the picked write's header is still made from what the channel offers now.
 
 use super::requests::WriteReqSink;
 use super::round_robin::RoundRobin;
@@ -71,6 +76,11 @@ pub struct WriteGen<const C: usize, const CB: usize> {
     a_dest: DFF<Bits<3>>,
     /// Per channel: a write is wanted.
     valid: Signal<Local, Bits<C>>,
+    /// Per channel: its write is cancelled this cycle.
+    cancel: Signal<Local, Bits<C>>,
+    /// Per channel: a write was wanted in the cycle before and neither granted nor
+    /// cancelled then, so it is wanted now unless cancelled now (see the module doc).
+    offered: DFF<Bits<C>>,
     /// The next channel to serve among those wanting a write.
     rr: RoundRobin<C, CB>,
     /// A TLP may be picked this cycle: none is being issued, or its last beat is.
@@ -114,6 +124,8 @@ impl<const C: usize, const CB: usize> WriteGen<C, CB> {
             a_value: Default::default(),
             a_dest: Default::default(),
             valid: Default::default(),
+            cancel: Default::default(),
+            offered: Default::default(),
             rr: RoundRobin::new(),
             can_take: Default::default(),
             picked: WritePick::new(),
@@ -136,7 +148,7 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, busy, room, a_chan, a_hdr_dws, a_total, a_tidx, a_last, a_cur, a_imm,
-            a_value, a_dest
+            a_value, a_dest, offered
         );
         for k in 0..4 {
             self.a_hdr[k].clock.next = self.clock.val();
@@ -194,12 +206,14 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
 
         // Pick the next TLP when idle or while issuing the current one's last beat.
         self.valid.next = 0.into();
+        self.cancel.next = 0.into();
         for c in 0..C {
             self.valid.next = self.valid.val().replace_bit(c, self.chans[c].valid.val());
+            self.cancel.next = self.cancel.val().replace_bit(c, self.chans[c].cancel.val());
         }
         self.rr.clock.next = self.clock.val();
         self.rr.reset.next = self.reset.val();
-        self.rr.request.next = self.valid.val();
+        self.rr.request.next = self.offered.q.val() & !self.cancel.val();
         self.pick.next = self.rr.pick.val();
         for c in 0..C {
             self.picked.addr[c].next = self.chans[c].addr.val();
@@ -217,6 +231,7 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
         for c in 0..C {
             self.chans[c].grant.next = self.rr.grant.val().get_bit(c);
         }
+        self.offered.d.next = self.valid.val() & !self.cancel.val() & !self.rr.grant.val();
         if self.take.val() {
             self.busy.d.next = true;
             self.a_chan.d.next = self.pick.val();
@@ -235,6 +250,7 @@ impl<const C: usize, const CB: usize> Logic for WriteGen<C, CB> {
 
         if self.reset.val() {
             self.busy.d.next = false;
+            self.offered.d.next = 0.into();
         }
     }
 }
@@ -304,14 +320,14 @@ mod tests {
             .to_bytes()
     }
 
-    /// Channels offer writes at random, hold each until granted and now and then
-    /// withdraw one (as a channel that stops does); the output takes beats at random;
-    /// the reorder buffer answers a cycle after its addresses. A write is granted only
-    /// while offered, once; every granted write leaves as the MWr pcie-model builds, to
-    /// its destination, in grant order, and is reported done once; every channel is
-    /// served.
+    /// Channels offer writes at random, hold each until granted and now and then cancel
+    /// one (as a channel that stops does); the output takes beats at random; the reorder
+    /// buffer answers a cycle after its addresses. A write is granted only if it was
+    /// held from the cycle before and is not cancelled, once; every granted write leaves
+    /// as the MWr pcie-model builds, to its destination, in grant order, and is reported
+    /// done once; every channel is served.
     #[test]
-    fn grants_offered_writes_and_sends_them_in_order() {
+    fn grants_held_writes_and_sends_them_in_order() {
         let ring = RingLayout::new(C, 2);
         for (seed, p_ready) in [(1, 0.3), (2, 0.8), (3, 1.0)] {
             let mut s = Stepper::new(WriteGen::<C, 2>::new(), |u| &mut u.clock);
@@ -319,20 +335,23 @@ mod tests {
             let mut mon = StreamMonitor::new(p_ready, seed ^ 0x55);
             s.uut.requester_id.next = u64::from(REQUESTER).into();
             let mut offered: [Option<Write>; C] = [None; C];
+            let mut held = [false; C];
             let mut raddr = [0u64; 4];
             let mut granted: Vec<Write> = Vec::new();
             let mut done = [0u32; C];
-            let (mut sent, mut withdrawn) = (0, 0);
+            let (mut sent, mut cancels) = (0, 0);
             while s.cycle < 4_000 {
                 for (c, o) in offered.iter_mut().enumerate() {
-                    if o.is_some() && rng.chance(0.02) {
+                    let cancel = o.is_some() && rng.chance(0.02);
+                    if cancel {
                         *o = None;
-                        withdrawn += 1;
+                        cancels += 1;
                     } else if o.is_none() && rng.below(4) == 0 {
                         *o = Some(random_write(&mut rng, c));
                     }
                     let req = &mut s.uut.chans[c];
                     req.valid.next = o.is_some();
+                    req.cancel.next = cancel;
                     if let Some(w) = o {
                         req.imm.next = w.imm;
                         req.addr.next = w.addr.into();
@@ -351,11 +370,14 @@ mod tests {
                 assert!(grants.len() <= 1, "cycle {}: grants {grants:?}", s.cycle);
                 for &c in &grants {
                     assert!(
-                        offered[c].is_some(),
-                        "cycle {}: channel {c} granted a write it did not offer",
+                        held[c] && offered[c].is_some(),
+                        "cycle {}: channel {c} granted a write it did not hold",
                         s.cycle
                     );
                     granted.push(offered[c].take().expect("offered"));
+                }
+                for c in 0..C {
+                    held[c] = offered[c].is_some();
                 }
                 for (c, d) in done.iter_mut().enumerate() {
                     *d += u32::from(s.uut.chans[c].done.val());
@@ -388,7 +410,7 @@ mod tests {
                     done[c]
                 );
             }
-            assert!(withdrawn > 50, "seed {seed}: {withdrawn} withdrawn");
+            assert!(cancels > 50, "seed {seed}: {cancels} cancels");
             let least = *per_chan.iter().min().unwrap();
             assert!(least > 40, "seed {seed}: a channel starved: {per_chan:?}");
         }

@@ -51,6 +51,9 @@ pub struct Rig {
     /// Cycles since reset.
     pub cycle: u64,
     tag: u8,
+    /// Per channel: its write request was held into this cycle (wanted, neither granted
+    /// nor cancelled in the cycle before).
+    write_held: [bool; crate::dmac::CHANNELS],
 }
 
 impl Rig {
@@ -78,6 +81,7 @@ impl Rig {
             e_tlps: Vec::new(),
             cycle: 0,
             tag: 0,
+            write_held: [false; crate::dmac::CHANNELS],
         };
         for (reg, v) in [
             (0x10u16, BAR0 as u32),
@@ -272,6 +276,16 @@ impl Rig {
         u.e_tx_ready.next = true;
         self.s.settle();
         let u = &self.s.uut;
+        // The write generator grants on the requests of the cycle before: a request falls
+        // only when granted or cancelled.
+        for (c, (valid, cancel, grant)) in u.dmac().write_requests().into_iter().enumerate() {
+            assert!(
+                !self.write_held[c] || valid || cancel,
+                "cycle {}: channel {c} withdrew its write request",
+                self.cycle
+            );
+            self.write_held[c] = valid && !cancel && !grant;
+        }
         if u.n_rx_valid.val() && u.n_rx_ready.val() {
             self.to_chip.pop_front();
         }
