@@ -1,7 +1,9 @@
 //! Self-checking tests of [`TlpFifo`] with random idle and backpressure.
 
 use super::fifo::TlpFifo;
+use super::{TlpSink, TlpSource};
 use crate::harness::{packet_beats, BeatIn, Lcg, Stepper, StreamDriver, StreamMonitor};
+use rust_hdl::prelude::*;
 
 fn run(p_valid: f64, p_ready: f64, seed: u64) {
     let mut s = Stepper::new(TlpFifo::<4, 5>::new(), |u| &mut u.clock);
@@ -47,25 +49,44 @@ fn fifo_passes_packets_in_order_under_random_flow_control() {
     run(0.3, 1.0, 3);
 }
 
-#[test]
-fn fifo_keeps_full_throughput() {
-    let mut s = Stepper::new(TlpFifo::<4, 5>::new(), |u| &mut u.clock);
+/// With both sides always ready, a 100-beat packet through a FIFO (`sink` and `source`
+/// its two ends) for `cycles` cycles: the beats that came out, and the packets whole.
+pub(super) fn full_rate<B: Block>(
+    uut: B,
+    clock: fn(&mut B) -> &mut Signal<In, Clock>,
+    sink: fn(&mut B) -> &mut TlpSink,
+    source: fn(&mut B) -> &mut TlpSource,
+    cycles: usize,
+) -> (usize, usize) {
+    let mut s = Stepper::new(uut, clock);
     let mut drv = StreamDriver::new(1.0, 9);
     let mut mon = StreamMonitor::new(1.0, 9);
     let dws: Vec<u32> = (0..400).collect();
     drv.push(packet_beats(&dws, 0, 0, false));
     let mut moved = 0;
-    for _ in 0..110 {
-        drv.drive(&mut s.uut.sink);
-        mon.drive(&mut s.uut.source);
+    for _ in 0..cycles {
+        drv.drive(sink(&mut s.uut));
+        mon.drive(source(&mut s.uut));
         s.settle();
-        drv.sample(&s.uut.sink);
-        moved += usize::from(mon.sample(&s.uut.source).is_some());
+        drv.sample(sink(&mut s.uut));
+        moved += usize::from(mon.sample(source(&mut s.uut)).is_some());
         s.tick();
     }
+    (moved, mon.packets.len())
+}
+
+#[test]
+fn fifo_keeps_full_throughput() {
     // 100 beats; one cycle of RAM latency plus one of write visibility.
-    assert_eq!(moved, 100);
-    assert_eq!(mon.packets.len(), 1);
+    let fifo = TlpFifo::<4, 5>::new();
+    let moved = full_rate(
+        fifo,
+        |u| &mut u.clock,
+        |u| &mut u.sink,
+        |u| &mut u.source,
+        102,
+    );
+    assert_eq!(moved, (100, 1));
 }
 
 /// Store-and-forward: random packets, some dropped part-way with `discard`, under random

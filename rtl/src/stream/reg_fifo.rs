@@ -178,6 +178,7 @@ impl<const N: usize, const A: usize, const AP1: usize> Logic for TlpRegFifo<N, A
 mod tests {
     use super::*;
     use crate::harness::{packet_beats, Lcg, Stepper, StreamDriver, StreamMonitor};
+    use crate::stream::fifo_tests::full_rate;
 
     /// Random packets under random idle and backpressure: every packet written comes out
     /// whole and in order, `fill` counts the beats in (nine at most, `ready` below that),
@@ -240,22 +241,15 @@ mod tests {
     /// With both sides always ready, one beat a cycle, the first a cycle after it went in.
     #[test]
     fn reg_fifo_keeps_full_throughput() {
-        let mut s = Stepper::new(TlpRegFifo::<8, 3, 4>::new(), |u| &mut u.clock);
-        let mut drv = StreamDriver::new(1.0, 9);
-        let mut mon = StreamMonitor::new(1.0, 9);
-        let dws: Vec<u32> = (0..400).collect();
-        drv.push(packet_beats(&dws, 0, 0, false));
-        let mut moved = 0;
-        for _ in 0..101 {
-            drv.drive(&mut s.uut.sink);
-            mon.drive(&mut s.uut.source);
-            s.settle();
-            drv.sample(&s.uut.sink);
-            moved += usize::from(mon.sample(&s.uut.source).is_some());
-            s.tick();
-        }
-        assert_eq!(moved, 100);
-        assert_eq!(mon.packets.len(), 1);
+        let fifo = TlpRegFifo::<8, 3, 4>::new();
+        let moved = full_rate(
+            fifo,
+            |u| &mut u.clock,
+            |u| &mut u.sink,
+            |u| &mut u.source,
+            101,
+        );
+        assert_eq!(moved, (100, 1));
     }
 
     #[test]
