@@ -132,6 +132,8 @@ pub struct DmaChannel {
     rx_dest_q: DFF<Bits<3>>,
     /// `rx_route` found a route for `rx_addr_q`.
     rx_ok_q: DFF<Bit>,
+    /// The descriptor's `LAST` flag: its chain ends after it.
+    last: Signal<Local, Bit>,
     /// The notifications and MSI after the descriptor's data.
     ending: EndWrites,
     /// What the channel asks for in its state; whose request a grant answers.
@@ -169,6 +171,7 @@ impl Logic for DmaChannel {
         RouteConfig::link(&mut self.routes, &mut self.dst_route.routes);
         RouteConfig::link(&mut self.routes, &mut self.rx_route.routes);
         DescFields::join(&mut self.desc.fields, &mut self.check.desc);
+        self.last.next = self.desc.fields.flags.val().get_bit(0);
         self.rx_addr_q.d.next = self.regs.notify_rx_addr.val();
         self.rx_dest_q.d.next = self.rx_route.dest.val();
         self.rx_ok_q.d.next = self.rx_route.ok.val();
@@ -252,12 +255,11 @@ impl Logic for DmaChannel {
         // queues behind it in the write generator, so it need not leave the buffer first;
         // a chain's end waits for it.
         self.walk.data_written.next = self.data.done.val()
-            || (self.data.taken.val()
-                && (self.ending.remaining.val() || !self.desc.fields.flags.val().get_bit(0)));
+            || (self.data.taken.val() && (self.ending.remaining.val() || !self.last.val()));
         self.walk.imm_grant.next = self.wr.grant.val();
         self.walk.end_remaining.next = self.ending.remaining.val();
         self.walk.end_done.next = self.ending.done.val();
-        self.walk.last.next = self.desc.fields.flags.val().get_bit(0);
+        self.walk.last.next = self.last.val();
         self.walk.limit_reached.next = self.chain.limit_reached.val();
         self.walk.next_host.next = self.desc.next_host.val();
         self.walk.next_int.next = self.desc.next_int.val();

@@ -4,9 +4,10 @@
 //! Written DW by DW from BAR0 (`DESC[i]`, `peach2_regmap::dma`); only whole-DW writes
 //! are applied (block RAM has no byte enables here). A write reaches its bank a cycle
 //! after the CSR bus carries it, from registers, so the completer's write decode is not
-//! in one cycle with the banks' write enables; no read sees the difference, since a
-//! channel reads a descriptor two cycles or more after the `CONTROL` write (another
-//! request) that starts it. Read by the `C` channels: one
+//! in one cycle with the banks' write enables. A chain's first descriptor is read two
+//! cycles or more after the `CONTROL` write (another request) that starts it, so it is
+//! never read stale; a running chain that reaches a descriptor the host is rewriting
+//! races the host with or without the delay. Read by the `C` channels: one
 //! request per cycle, lowest channel first (a channel reads once per descriptor, so no
 //! channel can starve another); the descriptor appears on `desc` one cycle after the grant,
 //! with `desc_valid` set for the granted channel.

@@ -12,12 +12,8 @@
 //! never leaves. The writer must keep packets shorter than the FIFO (a longer one could
 //! never be committed).
 
-use super::{TlpSink, TlpSource, DATA_BITS};
+use super::{TlpSink, TlpSource, DATA_BITS, META_BITS};
 use rust_hdl::prelude::*;
-
-/// Bits of per-beat metadata stored beside the data: sop, eop, empty(2), dest(3),
-/// src(3), unsupported.
-const META_BITS: usize = 11;
 
 /// FIFO of `2^A` beats; `AP1` must be `A + 1` (pointer with wrap bit).
 #[derive(LogicBlock)]

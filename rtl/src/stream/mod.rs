@@ -13,6 +13,10 @@ pub mod skid;
 
 use rust_hdl::prelude::*;
 
+/// Bits of per-beat metadata the FIFOs store beside the data, in this order from bit 0:
+/// sop, eop, empty(2), dest(3), src(3), unsupported.
+pub(crate) const META_BITS: usize = 11;
+
 /// Crossbar endpoint index of the N port (to the host).
 pub const PORT_N: u64 = 0;
 /// Crossbar endpoint index of the E port.

@@ -10,12 +10,8 @@
 //! the head's registers and steps the read pointer, as a RAM FIFO's read does. Every beat
 //! written also goes into the body; one that went straight to the head is stepped over.
 
-use super::{TlpSink, TlpSource, DATA_BITS};
+use super::{TlpSink, TlpSource, DATA_BITS, META_BITS};
 use rust_hdl::prelude::*;
-
-/// Bits of per-beat metadata kept beside the data: sop, eop, empty(2), dest(3), src(3),
-/// unsupported.
-const META_BITS: usize = 11;
 
 /// A FIFO of `N + 1` beats: the head and `N = 2^A` behind it. `AP1` must be `A + 1`
 /// (pointers with a wrap bit).
@@ -53,6 +49,8 @@ pub struct TlpRegFifo<const N: usize, const A: usize, const AP1: usize> {
     refill: Signal<Local, Bit>,
     /// Beats waiting in the body.
     waiting: Signal<Local, Bits<AP1>>,
+    /// A beat is there for the head: one waiting in the body, or one coming in.
+    next_beat: Signal<Local, Bit>,
     /// The body's oldest beat's data.
     oldest_data: Signal<Local, Bits<DATA_BITS>>,
     /// The body's oldest beat's metadata.
@@ -89,6 +87,7 @@ impl<const N: usize, const A: usize, const AP1: usize> TlpRegFifo<N, A, AP1> {
             push: Default::default(),
             refill: Default::default(),
             waiting: Default::default(),
+            next_beat: Default::default(),
             oldest_data: Default::default(),
             oldest_meta: Default::default(),
             in_meta: Default::default(),
@@ -153,16 +152,16 @@ impl<const N: usize, const A: usize, const AP1: usize> Logic for TlpRegFifo<N, A
         // The head refills from the body's oldest beat, or else from the input; either
         // way that beat leaves the body.
         self.refill.next = !self.head_valid.q.val() || self.source.ready.val();
+        self.next_beat.next = (self.waiting.val() != 0) || self.push.val();
         if self.refill.val() {
-            self.head_valid.d.next = (self.waiting.val() != 0) || self.push.val();
+            self.head_valid.d.next = self.next_beat.val();
+            self.head_data.d.next = self.sink.data.val();
+            self.head_meta.d.next = self.in_meta.val();
             if self.waiting.val() != 0 {
                 self.head_data.d.next = self.oldest_data.val();
                 self.head_meta.d.next = self.oldest_meta.val();
-            } else {
-                self.head_data.d.next = self.sink.data.val();
-                self.head_meta.d.next = self.in_meta.val();
             }
-            if (self.waiting.val() != 0) || self.push.val() {
+            if self.next_beat.val() {
                 self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
             }
         }
