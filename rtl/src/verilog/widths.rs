@@ -9,6 +9,11 @@
 //! such values into a signal of their width first; this check finds the places that do
 //! not: an operand of a comparison, or a masked expression, containing `+` or `-` on a
 //! signal (outside bit selects, whose indices Verilog sizes on their own).
+//!
+//! The same widening turns `~` on a signal into ones above the signal's width: the left
+//! operand of `<<` is sized by its context, so `(x & ~(1 << (j)) | ((~b) << (j)))`,
+//! rust-hdl's `replace_bit(j, !b)`, sets every bit from j up when `b` is low. The check
+//! finds a `~` on a signal in the left operand of a shift, too.
 
 /// One place of disagreement: the line number (1-based) and the statement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +99,49 @@ fn has_arith_on_signal(toks: &[Tok<'_>]) -> bool {
     arith && signal
 }
 
+/// True if `toks` (one operand) has a `~` on a signal outside bit selects, and is not a
+/// logical or comparison result (whose operands Verilog sizes on their own).
+fn has_not_on_signal(toks: &[Tok<'_>]) -> bool {
+    let mut t = toks;
+    while t.len() >= 2 && t[0] == Tok::Open(b'(') && closes_at(t, 0) == t.len() - 1 {
+        t = &t[1..t.len() - 1];
+    }
+    let mut depth = 0usize;
+    let mut not = false;
+    let mut signal = false;
+    for tok in t {
+        match tok {
+            Tok::Open(_) => depth += 1,
+            Tok::Close(_) => depth = depth.saturating_sub(1),
+            Tok::Op("&&" | "||" | "!" | "==" | "!=" | "<" | "<=" | ">" | ">=") if depth == 0 => {
+                return false
+            }
+            Tok::Ident(_) => signal = true,
+            Tok::Op("~") => not = true,
+            _ => {}
+        }
+    }
+    not && signal
+}
+
+/// The index of the bracket that closes the one at `toks[open]`.
+fn closes_at(toks: &[Tok<'_>], open: usize) -> usize {
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        match t {
+            Tok::Open(_) => depth += 1,
+            Tok::Close(_) => {
+                depth -= 1;
+                if depth == 0 {
+                    return k;
+                }
+            }
+            _ => {}
+        }
+    }
+    toks.len()
+}
+
 /// The operand left of `toks[at]`: back to an unmatched `(` or a boundary operator.
 fn left_operand<'t, 'a>(toks: &'t [Tok<'a>], at: usize, stop: &[&str]) -> &'t [Tok<'a>] {
     let mut depth = 0usize;
@@ -136,6 +184,9 @@ fn hazardous(s: &str) -> bool {
     cmp_stop.push("&");
     for (k, t) in toks.iter().enumerate() {
         let Tok::Op(op) = *t else { continue };
+        if op == "<<" && has_not_on_signal(left_operand(&toks, k, &cmp_stop)) {
+            return true;
+        }
         let operands = if COMPARISONS.contains(&op) {
             [
                 left_operand(&toks, k, &cmp_stop),
@@ -196,13 +247,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn finds_arithmetic_widened_by_a_comparison_or_a_mask() {
+    fn finds_arithmetic_and_inversions_widened_by_their_context() {
         for bad in [
             "if ((ip$0$q - rp$0$q) != 32'h8) begin",
             "assign last = a_tidx$q + 32'h4 >= a_total$q;",
             "if (take && (t$0 < e_plen + 32'h3)) begin",
             "x = ((a - b) & 16'hffff) << 32'h2;",
             "else if (count == limit - 32'h1) begin",
+            "m = (m & ~(1 << (2)) | ((~eop$2) << (2)));",
+            "m = (m & ~(1 << (2)) | (((~a) | b) << (2)));",
         ] {
             assert!(hazardous(expression(bad).unwrap()), "{bad}");
         }
@@ -215,6 +268,9 @@ mod tests {
             "if (mem[idx + 32'h1] == 8'h0) begin",
             "y = -a;",
             "if (a == b) begin",
+            "m = (m & ~(1 << (2)) | ((eop$2) << (2)));",
+            "m = (m & ~(1 << (2)) | ((a && ~b) << (2)));",
+            "m = (m & ~(1 << (2)) | (((~a && b) || c) << (2)));",
         ] {
             assert!(!expression(good).is_some_and(hazardous), "{good}");
         }
