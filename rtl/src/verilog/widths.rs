@@ -102,15 +102,19 @@ fn has_arith_on_signal(toks: &[Tok<'_>]) -> bool {
 /// True if `toks` (one operand) has a `~` on a signal outside bit selects, and is not a
 /// logical or comparison result (whose operands Verilog sizes on their own).
 fn has_not_on_signal(toks: &[Tok<'_>]) -> bool {
+    // Parentheses around the whole operand do not size it.
     let mut t = toks;
-    while t.len() >= 2 && t[0] == Tok::Open(b'(') && closes_at(t, 0) == t.len() - 1 {
+    while t.first() == Some(&Tok::Open(b'(')) && right_operand(t, 0, &[]).len() + 2 == t.len() {
         t = &t[1..t.len() - 1];
     }
-    let mut depth = 0usize;
+    let (mut depth, mut bracket) = (0usize, 0usize);
     let mut not = false;
     let mut signal = false;
     for tok in t {
         match tok {
+            Tok::Open(b'[') => bracket += 1,
+            Tok::Close(b']') => bracket = bracket.saturating_sub(1),
+            _ if bracket > 0 => {}
             Tok::Open(_) => depth += 1,
             Tok::Close(_) => depth = depth.saturating_sub(1),
             Tok::Op("&&" | "||" | "!" | "==" | "!=" | "<" | "<=" | ">" | ">=") if depth == 0 => {
@@ -122,24 +126,6 @@ fn has_not_on_signal(toks: &[Tok<'_>]) -> bool {
         }
     }
     not && signal
-}
-
-/// The index of the bracket that closes the one at `toks[open]`.
-fn closes_at(toks: &[Tok<'_>], open: usize) -> usize {
-    let mut depth = 0usize;
-    for (k, t) in toks.iter().enumerate().skip(open) {
-        match t {
-            Tok::Open(_) => depth += 1,
-            Tok::Close(_) => {
-                depth -= 1;
-                if depth == 0 {
-                    return k;
-                }
-            }
-            _ => {}
-        }
-    }
-    toks.len()
 }
 
 /// The operand left of `toks[at]`: back to an unmatched `(` or a boundary operator.
