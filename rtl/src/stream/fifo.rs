@@ -2,15 +2,20 @@
 //!
 //! Reads are first-word-fall-through: `source.valid` says a beat is at the head. The RAM
 //! has a registered read port, so the read address is the head pointer *after* this
-//! cycle's pop, and a written entry becomes visible one cycle after it is committed (the
-//! `wr_ptr_seen` pointer), which is what keeps a just-written slot from being read stale.
+//! cycle's pop, and a slot written in cycle t is read right from cycle t+1 on (its data
+//! at t+2): a committed beat is offered once the reader can see its commit a cycle late
+//! (`wr_commit`'s register), which is what keeps a just-written slot from being read
+//! stale.
 //!
-//! Two modes. Cut-through ([`TlpFifo::new`]): every beat is committed as it is written.
-//! Store-and-forward ([`TlpFifo::whole_packets`]): the reader sees a packet only once its
-//! `eop` beat is written, and `discard` drops the packet being written (the write pointer
-//! returns to the end of the last whole packet), so a packet found bad before its end
-//! never leaves. The writer must keep packets shorter than the FIFO (a longer one could
-//! never be committed).
+//! Two modes. Cut-through ([`TlpFifo::new`]): every beat is committed as it is written,
+//! and a beat written in cycle t is offered at t+2. Store-and-forward
+//! ([`TlpFifo::whole_packets`]): the reader sees a packet only once its `eop` beat is
+//! written, and `discard` drops the packet being written (the write pointer returns to
+//! the end of the last whole packet), so a packet found bad before its end never leaves.
+//! A packet of two beats or more whose `eop` is written in cycle t is offered at t+1: its
+//! first beat, the one the reader needs first, was written in an earlier cycle (`open`);
+//! a one-beat packet at t+2, as in cut-through. The writer must keep packets shorter than
+//! the FIFO (a longer one could never be committed).
 
 use super::{TlpSink, TlpSource, DATA_BITS, META_BITS};
 use rust_hdl::prelude::*;
@@ -42,17 +47,21 @@ pub struct TlpFifo<const A: usize, const AP1: usize> {
     wr_ptr: DFF<Bits<AP1>>,
     /// End of the last committed beat: what the reader may see.
     wr_commit: DFF<Bits<AP1>>,
-    /// `wr_commit` a cycle late: a committed beat is readable one cycle after it.
-    wr_ptr_seen: DFF<Bits<AP1>>,
+    /// Store-and-forward: the packet being written has a beat in the RAM from an earlier
+    /// cycle (its first), so its commit can be offered the cycle after its `eop`.
+    open: DFF<Bit>,
+    /// Store-and-forward: this cycle's beat ends a packet whose first beat is in the RAM
+    /// already; the head is valid from the next cycle (see the module documentation).
+    commit_open: Signal<Local, Bit>,
     /// The head: where the next beat is read (with the wrap bit).
     rd_ptr: DFF<Bits<AP1>>,
     /// A beat is written this cycle.
     push: Signal<Local, Bit>,
     /// The downstream takes the head beat this cycle.
     pop: Signal<Local, Bit>,
-    /// A beat is at the head: `rd_ptr != wr_ptr_seen`, computed a cycle ahead from the
-    /// pointers' next values, so `source.valid` comes from a register (the readers'
-    /// handshake logic starts there, not behind a pointer compare).
+    /// A beat is at the head: `rd_ptr` is short of the commit the reader sees, computed a
+    /// cycle ahead from the pointers' next values, so `source.valid` comes from a register
+    /// (the readers' handshake logic starts there, not behind a pointer compare).
     head_valid: DFF<Bit>,
     /// The head after this cycle's pop: the RAMs' read address.
     rd_next: Signal<Local, Bits<AP1>>,
@@ -101,7 +110,8 @@ impl<const A: usize, const AP1: usize> TlpFifo<A, AP1> {
             meta_ram: Default::default(),
             wr_ptr: Default::default(),
             wr_commit: Default::default(),
-            wr_ptr_seen: Default::default(),
+            open: Default::default(),
+            commit_open: Default::default(),
             rd_ptr: Default::default(),
             push: Default::default(),
             pop: Default::default(),
@@ -127,15 +137,7 @@ impl<const A: usize, const AP1: usize> Default for TlpFifo<A, AP1> {
 impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            wr_ptr,
-            wr_commit,
-            wr_ptr_seen,
-            rd_ptr,
-            head_valid
-        );
+        dff_setup!(self, clock, wr_ptr, wr_commit, open, rd_ptr, head_valid);
         self.data_ram.write_clock.next = self.clock.val();
         self.data_ram.read_clock.next = self.clock.val();
         self.meta_ram.write_clock.next = self.clock.val();
@@ -184,23 +186,40 @@ impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
         self.source.src.next = self.meta_out.val().get_bits::<3>(7);
         self.source.unsupported.next = self.meta_out.val().get_bit(10);
 
-        self.wr_ptr_seen.d.next = self.wr_commit.q.val();
         self.wr_ptr.d.next = self.wr_next.val();
         if !self.whole.val() || (self.push.val() && self.sink.eop.val()) {
             self.wr_commit.d.next = self.wr_next.val();
         }
+        // A discard empties the packet being written; a beat pushed with it starts the
+        // next one.
+        if self.discard.val() {
+            self.open.d.next = false;
+        }
+        if self.push.val() {
+            self.open.d.next = !self.sink.eop.val();
+        }
+        self.commit_open.next = self.whole.val()
+            && self.push.val()
+            && self.sink.eop.val()
+            && self.open.q.val()
+            && !self.discard.val();
         self.rd_ptr.d.next = self.rd_next.val();
-        // `wr_ptr_seen` becomes `wr_commit` at this edge.
+        // The reader sees a commit a cycle late, so the slot it reads was written at
+        // least a cycle before; a packet committed open has its first beat there, and
+        // the head (at or before that beat) is then short of the new commit.
         self.left_if_pop.next = self.rd_step.val() != self.wr_commit.q.val();
         self.head_valid.d.next = self.rd_ptr.q.val() != self.wr_commit.q.val();
         if self.pop.val() {
             self.head_valid.d.next = self.left_if_pop.val();
         }
+        if self.commit_open.val() {
+            self.head_valid.d.next = true;
+        }
         if self.reset.val() {
             self.head_valid.d.next = false;
             self.wr_ptr.d.next = 0.into();
             self.wr_commit.d.next = 0.into();
-            self.wr_ptr_seen.d.next = 0.into();
+            self.open.d.next = false;
             self.rd_ptr.d.next = 0.into();
         }
     }

@@ -2,7 +2,7 @@
 
 use super::fifo::TlpFifo;
 use super::{TlpSink, TlpSource};
-use crate::harness::{packet_beats, BeatIn, Lcg, Stepper, StreamDriver, StreamMonitor};
+use crate::harness::{packet_beats, BeatIn, Lcg, Stepper, StreamDriver, StreamMonitor, TestBeat};
 use rust_hdl::prelude::*;
 
 fn run(p_valid: f64, p_ready: f64, seed: u64) {
@@ -141,6 +141,90 @@ fn whole_packet_fifo_drops_discarded_packets_and_holds_until_eop() {
         s.tick();
     }
     assert_eq!(mon.packets, expect);
+}
+
+/// Store-and-forward latency, each packet alone in the FIFO with the reader ready: a
+/// packet of two beats or more is offered the cycle after its `eop` is written, a one-beat
+/// packet two cycles after (its slot was written that cycle), whatever the writer's gaps
+/// and whether a discarded part of a packet came before it. The beats are the ones
+/// written.
+#[test]
+fn whole_packets_are_offered_the_cycle_after_their_eop() {
+    let mut s = Stepper::new(TlpFifo::<4, 5>::whole_packets(), |u| &mut u.clock);
+    let mut mon = StreamMonitor::new(1.0, 5);
+    let mut rng = Lcg(41);
+    s.uut.reset.next = true;
+    s.tick();
+    s.uut.reset.next = false;
+    let (mut one_beat, mut longer) = (0, 0);
+    for p in 0..300u32 {
+        let len = 1 + rng.below(12) as usize;
+        let dws: Vec<u32> = (0..len).map(|_| rng.next_u64() as u32).collect();
+        let beats = packet_beats(&dws, (p % 5) as u8, 0, false);
+        // Sometimes a part of a packet first, dropped with `discard` on the cycle that
+        // writes the packet's first beat or on a cycle of its own.
+        let mut script: Vec<Option<TestBeat>> = Vec::new();
+        if rng.chance(0.3) {
+            let part = packet_beats(&[1, 2, 3, 4, 5, 6, 7, 8], 1, 0, false);
+            let keep = 1 + rng.below(part.len() as u64 - 1) as usize;
+            script.extend(part[..keep].iter().copied().map(Some));
+            script.push(None);
+        }
+        script.extend(beats.iter().copied().map(Some));
+        let (mut eop_at, mut sop_at) = (None, None);
+        let mut i = 0;
+        while sop_at.is_none() {
+            assert!(s.cycle < 100_000, "FIFO stalled");
+            // A discard takes effect on the cycle it is shown, with or without a beat.
+            let discard = script.get(i) == Some(&None);
+            if discard {
+                i += 1;
+            }
+            let beat = if discard && rng.chance(0.5) {
+                None
+            } else {
+                script.get(i).copied().flatten()
+            };
+            s.uut.discard.next = discard;
+            let valid = beat.is_some() && rng.chance(0.6);
+            s.uut.sink.put(&beat.unwrap_or_default(), valid);
+            mon.drive(&mut s.uut.source);
+            s.settle();
+            if s.uut.sink.moved() {
+                if beat.is_some_and(|b| b.eop) {
+                    eop_at = Some(s.cycle);
+                }
+                i += 1;
+            }
+            if s.uut.source.valid.val() && s.uut.source.sop.val() {
+                sop_at = Some(s.cycle);
+            }
+            mon.sample(&s.uut.source);
+            s.tick();
+        }
+        while mon.packets.len() <= p as usize {
+            assert!(s.cycle < 100_000, "packet {p} never left whole");
+            s.uut.sink.put(&TestBeat::default(), false);
+            s.uut.discard.next = false;
+            mon.drive(&mut s.uut.source);
+            s.settle();
+            mon.sample(&s.uut.source);
+            s.tick();
+        }
+        assert_eq!(mon.packets[p as usize], beats, "packet {p}");
+        let wait = sop_at.unwrap() - eop_at.expect("the eop was written first");
+        if beats.len() == 1 {
+            one_beat += 1;
+            assert_eq!(wait, 2, "packet {p}: one beat");
+        } else {
+            longer += 1;
+            assert_eq!(wait, 1, "packet {p}: {} beats", beats.len());
+        }
+    }
+    assert!(
+        one_beat > 20 && longer > 200,
+        "{one_beat} one-beat, {longer} longer"
+    );
 }
 
 #[test]
