@@ -8,7 +8,7 @@
 //! so that it does not wait for the pick's encoding (the crossbar's arbiters answer
 //! `ready` the same way).
 
-use crate::round_robin::RoundRobinChoice;
+use crate::round_robin::{RoundRobinChoice, RoundRobinWins};
 use rust_hdl::prelude::*;
 
 /// Grants one of `C` channels (`CB` bits of channel number) per cycle.
@@ -30,8 +30,11 @@ pub struct RoundRobin<const C: usize, const CB: usize> {
     /// The first requesting channel after the one granted last (wrapping): the granted
     /// channel when `take`.
     pub pick: Signal<Out, Bits<CB>>,
-    /// The rule.
+    /// The rule's grant.
     choice: RoundRobinChoice<C>,
+    /// The rule's `wins` (not `wins`: Verilator's VARHIDDEN takes an instance of that
+    /// name for a second declaration of the output inside it).
+    winners: RoundRobinWins<C>,
     /// The channels after the one granted last (channel 0 never is); after reset, those
     /// after channel 0. A register itself rather than made from the last grant's
     /// number, so that the rule does not wait for the compares.
@@ -62,6 +65,7 @@ impl<const C: usize, const CB: usize> RoundRobin<C, CB> {
             take: Default::default(),
             pick: Default::default(),
             choice: RoundRobinChoice::new(),
+            winners: RoundRobinWins::new(),
             after: Default::default(),
             after_reset: Constant::new((((1u64 << C) - 1) & !1).into()),
             after_grant: Default::default(),
@@ -83,6 +87,8 @@ impl<const C: usize, const CB: usize> Logic for RoundRobin<C, CB> {
         dff_setup!(self, clock, after);
         self.choice.request.next = self.request.val();
         self.choice.after.next = self.after.q.val();
+        self.winners.request.next = self.request.val();
+        self.winners.after.next = self.after.q.val();
         // Bit by bit: written `request & wins` under `enable`, the same grants measured 9
         // levels on the channels' write grant (the mapping's choice), 8 this way.
         self.grant.next = 0.into();
@@ -91,7 +97,7 @@ impl<const C: usize, const CB: usize> Logic for RoundRobin<C, CB> {
                 c,
                 self.enable.val()
                     && self.request.val().get_bit(c)
-                    && self.choice.wins.val().get_bit(c),
+                    && self.winners.wins.val().get_bit(c),
             );
         }
         self.take.next = self.enable.val() && self.request.val().any();

@@ -10,23 +10,23 @@
 //! one input, so a read never passes the DMA's own earlier write.
 //!
 //! Per input ([`XbarInputs`]), the head beat asks for output `dest` when it is a `sop`
-//! beat and the input is idle (not in the middle of a packet). Per output, a round-robin
-//! arbiter picks one such input; the grant is used in the same cycle (cut-through, no
-//! bubble between packets) and, unless that first beat is also the last, is held in
-//! `owner` until the `eop` beat has been accepted, so packets never interleave. An
-//! input's `ready` is the `ready` of the output it is granted to; an input without a
-//! grant is not ready. For a head beat it is taken from the arbiter's `wins` and the
-//! beat's own destination rather than from the grant (the same answer, without the
-//! destination's way through the whole choice).
+//! beat and the input is idle (not in the middle of a packet). Each output takes beats
+//! from one input only, its `owner`, a register: a head of the owner's that asks for it,
+//! then the rest of that packet (`mid`) up to its `eop`, so packets never interleave and
+//! the 128-bit connection waits for no arbiter.
 //!
-//! Arbitration ([`OutputArbiter`]): each output keeps the inputs above the one whose grant
-//! it took last. Their requests come first, lowest index first; without any, the search
-//! wraps to input 0. The mark moves only when a fresh grant's first beat is taken, so a
-//! grant the output cannot accept yet is offered again, and with every input asking the
-//! grants go 0, 1, 2, 3, 4, 0, ...
+//! Ownership ([`OutputArbiter`]): when the output is between packets (its owner has no
+//! beat for it, or the beat it takes is an `eop`), the round-robin grant among the inputs
+//! asking for it becomes its owner at the next edge; without a request the owner stays,
+//! and an owner whose head waits for the output's registers keeps it. So an input
+//! sending packet after packet to an output keeps it without a gap, a packet from another
+//! input follows an `eop` with none (its grant was made during the `eop`), and a head
+//! that asks for an idle output owned by another input waits one cycle for its grant to
+//! become the owner. The order: the inputs above the owner first, lowest index first,
+//! then from input 0; with every input asking, owners go 0, 1, 2, 3, 4, 5, 0, ...
 //!
-//! Connections ([`XbarSelect`]): each output's beat is the one of the input its owner or
-//! its grant names, taken as an OR over the one-hot select.
+//! Connections ([`XbarSelect`]): each output's beat is the one of its owner, taken as an
+//! OR over the one-hot owner.
 //!
 //! A packet whose `dest` names no endpoint (5..=7), or a beat that arrives at an idle
 //! input without `sop` (a fragment, e.g. the tail of a packet cut by a reset), is taken
@@ -57,24 +57,25 @@ pub const INPUT_COMPLETIONS: usize = NUM_ENDPOINTS;
 pub struct Crossbar {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset, active high: clears grants, drops, arbitration priorities and
-    /// the output registers.
+    /// Synchronous reset, active high: clears owners, drops and the output registers.
     pub reset: Signal<In, Bit>,
     /// Upstream: beats from each input, routed by their `dest`.
     pub sinks: [TlpSink; INPUTS],
     /// Downstream: beats to each endpoint.
     pub sources: [TlpSource; NUM_ENDPOINTS],
-    /// Bit j: output j is carrying a packet (granted mid-packet, or beats still in its
+    /// Bit j: output j is carrying a packet (in the middle of one, or beats still in its
     /// output registers).
     pub busy: Signal<Out, Bits<NUM_ENDPOINTS>>,
     /// Bit i: input i started discarding a packet (bad `dest`) or a fragment (no `sop`)
     /// one cycle earlier; a one-cycle pulse per discarded packet, for a CSR counter.
     pub dropped: Signal<Out, Bits<INPUTS>>,
 
-    /// Per output: its round-robin arbiter.
+    /// Per output: its round-robin arbiter, who owns it next.
     arbiter: [OutputArbiter; NUM_ENDPOINTS],
-    /// Per output: one-hot input holding it until its `eop` is accepted; zero when free.
+    /// Per output: the one-hot input it takes beats from; zero after reset.
     owner: [DFF<Bits<INPUTS>>; NUM_ENDPOINTS],
+    /// Bit j: output j has taken a packet's head from its owner and not yet its `eop`.
+    mid: DFF<Bits<NUM_ENDPOINTS>>,
     /// `dropped`, registered a cycle after the bad head it reports.
     dropped_pulse: DFF<Bits<INPUTS>>,
     /// Per output: its skid buffer.
@@ -86,12 +87,14 @@ pub struct Crossbar {
     out_ready: Signal<Local, Bits<NUM_ENDPOINTS>>,
     /// Per output: one-hot inputs asking for it.
     request: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
-    /// Per output: one-hot winner of this cycle's arbitration.
-    grant: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
-    /// Per output: one-hot input connected to it this cycle.
-    sel: [Signal<Local, Bits<INPUTS>>; NUM_ENDPOINTS],
     /// Per output: a beat enters its skid buffer this cycle.
     push: [Signal<Local, Bit>; NUM_ENDPOINTS],
+    /// Per output: it is between packets at this edge (its owner has no beat for it, or
+    /// the beat it takes is an `eop`), so its grant, if any, becomes its owner.
+    handover: [Signal<Local, Bit>; NUM_ENDPOINTS],
+    /// `mid` after this cycle's beats, bit by bit (a DFF's `d` reads back its settled
+    /// value, not the bits set before it in this pass).
+    mid_next: Signal<Local, Bits<NUM_ENDPOINTS>>,
     /// Each output's beat from the input its `sel` names.
     select: XbarSelect,
 }
@@ -108,14 +111,15 @@ impl Crossbar {
             dropped: Default::default(),
             arbiter: Default::default(),
             owner: Default::default(),
+            mid: Default::default(),
             dropped_pulse: Default::default(),
             out: Default::default(),
             inputs: XbarInputs::new(),
             out_ready: Default::default(),
             request: Default::default(),
-            grant: Default::default(),
-            sel: Default::default(),
             push: Default::default(),
+            handover: Default::default(),
+            mid_next: Default::default(),
             select: Default::default(),
         }
     }
@@ -130,10 +134,9 @@ impl Default for Crossbar {
 impl Logic for Crossbar {
     #[hdl_gen]
     fn update(&mut self) {
+        self.mid.clock.next = self.clock.val();
         dff_setup!(self, clock, dropped_pulse);
         for k in 0..NUM_ENDPOINTS {
-            self.arbiter[k].clock.next = self.clock.val();
-            self.arbiter[k].reset.next = self.reset.val();
             self.owner[k].clock.next = self.clock.val();
             self.owner[k].d.next = self.owner[k].q.val();
             self.out[k].clock.next = self.clock.val();
@@ -149,7 +152,6 @@ impl Logic for Crossbar {
             self.inputs.eop[i].next = self.sinks[i].eop.val();
             self.inputs.dest[i].next = self.sinks[i].dest.val();
             self.sinks[i].ready.next = self.inputs.ready[i].val();
-            self.select.valid[i].next = self.sinks[i].valid.val();
             self.select.data[i].next = self.sinks[i].data.val();
             self.select.sop[i].next = self.sinks[i].sop.val();
             self.select.eop[i].next = self.sinks[i].eop.val();
@@ -162,6 +164,7 @@ impl Logic for Crossbar {
         // Outputs: arbitrate, connect, register.
         self.busy.next = 0.into();
         self.out_ready.next = 0.into();
+        self.mid_next.next = self.mid.q.val();
         for j in 0..NUM_ENDPOINTS {
             // Transpose: bit i of output j's request is bit j of input i's `want`.
             self.request[j].next = 0.into();
@@ -171,15 +174,10 @@ impl Logic for Crossbar {
                     .replace_bit(i, self.inputs.want[i].val().get_bit(j));
             }
             self.arbiter[j].request.next = self.request[j].val();
-            self.grant[j].next = self.arbiter[j].grant.val();
-            if self.owner[j].q.val().any() {
-                self.sel[j].next = self.owner[j].q.val();
-            } else {
-                self.sel[j].next = self.grant[j].val();
-            }
+            self.arbiter[j].owner.next = self.owner[j].q.val();
 
-            self.select.sel[j].next = self.sel[j].val();
-            self.out[j].sink.valid.next = self.select.out_valid[j].val() && !self.reset.val();
+            self.select.sel[j].next = self.owner[j].q.val();
+            self.out[j].sink.valid.next = self.inputs.offer.val().get_bit(j) && !self.reset.val();
             self.out[j].sink.data.next = self.select.out_data[j].val();
             self.out[j].sink.sop.next = self.select.out_sop[j].val();
             self.out[j].sink.eop.next = self.select.out_eop[j].val();
@@ -192,23 +190,30 @@ impl Logic for Crossbar {
                 .val()
                 .replace_bit(j, self.out[j].sink.ready.val());
             self.push[j].next = self.out[j].sink.valid.val() && self.out[j].sink.ready.val();
-            // The priority moves only when a fresh grant's first beat is taken.
-            self.arbiter[j].taken.next = self.push[j].val() && !self.owner[j].q.val().any();
+            // An owner with a head for the output keeps it until the head is taken.
+            self.handover[j].next =
+                !self.mid.q.val().get_bit(j) && !self.inputs.offer.val().get_bit(j);
             if self.push[j].val() {
+                // Not `replace_bit(j, !eop)`: Verilog widens the `~` (the `widths` check).
                 if self.out[j].sink.eop.val() {
-                    self.owner[j].d.next = 0.into();
+                    self.mid_next.next = self.mid_next.val().replace_bit(j, false);
                 } else {
-                    self.owner[j].d.next = self.sel[j].val();
+                    self.mid_next.next = self.mid_next.val().replace_bit(j, true);
                 }
+                self.handover[j].next = self.out[j].sink.eop.val();
+            }
+            if self.handover[j].val() && self.arbiter[j].grant.val().any() {
+                self.owner[j].d.next = self.arbiter[j].grant.val();
             }
             TlpSource::link(&mut self.sources[j], &mut self.out[j].source);
             self.busy.next = self.busy.val().replace_bit(
                 j,
-                self.owner[j].q.val().any() || self.sources[j].valid.val(),
+                self.mid.q.val().get_bit(j) || self.sources[j].valid.val(),
             );
             self.inputs.owner[j].next = self.owner[j].q.val();
-            self.inputs.wins[j].next = self.arbiter[j].wins.val();
         }
+        self.mid.d.next = self.mid_next.val();
+        self.inputs.mid.next = self.mid.q.val();
         self.inputs.out_ready.next = self.out_ready.val();
 
         self.dropped_pulse.d.next = self.inputs.bad_head.val();
@@ -218,6 +223,7 @@ impl Logic for Crossbar {
             for k in 0..NUM_ENDPOINTS {
                 self.owner[k].d.next = 0.into();
             }
+            self.mid.d.next = 0.into();
             self.dropped_pulse.d.next = 0.into();
         }
     }

@@ -1,7 +1,7 @@
 //! The crossbar's connections: each output's beat from the input its select names.
 //!
-//! A select is one-hot or zero (an output's owner, or its arbiter's grant), so each
-//! output field is the OR of the selected inputs' fields: an OR tree the mapping can
+//! A select is one-hot or zero (an output's owner), so each output field is the OR of
+//! the selected inputs' fields: an OR tree the mapping can
 //! balance, two LUT levels after the select, where a chain of `if`s is a chain of
 //! priority muxes (four). Combinational.
 
@@ -12,9 +12,7 @@ use rust_hdl::prelude::*;
 /// Every output's beat from the input its one-hot select names.
 #[derive(LogicBlock, Default)]
 pub struct XbarSelect {
-    /// Upstream: each input's `valid`.
-    pub valid: [Signal<In, Bit>; INPUTS],
-    /// Each input's `data`.
+    /// Upstream: each input's `data` (whether an output takes it is the input side's).
     pub data: [Signal<In, Bits<DATA_BITS>>; INPUTS],
     /// Each input's `sop`.
     pub sop: [Signal<In, Bit>; INPUTS],
@@ -30,9 +28,7 @@ pub struct XbarSelect {
     pub unsupported: [Signal<In, Bit>; INPUTS],
     /// Per output: the input connected to it, one-hot, or none.
     pub sel: [Signal<In, Bits<INPUTS>>; NUM_ENDPOINTS],
-    /// Downstream: each output's `valid` (low with no input selected).
-    pub out_valid: [Signal<Out, Bit>; NUM_ENDPOINTS],
-    /// Each output's `data` (0 with no input selected).
+    /// Downstream: each output's `data` (0 with no input selected).
     pub out_data: [Signal<Out, Bits<DATA_BITS>>; NUM_ENDPOINTS],
     /// Each output's `sop`.
     pub out_sop: [Signal<Out, Bit>; NUM_ENDPOINTS],
@@ -52,7 +48,6 @@ impl Logic for XbarSelect {
     #[hdl_gen]
     fn update(&mut self) {
         for j in 0..NUM_ENDPOINTS {
-            self.out_valid[j].next = false;
             self.out_data[j].next = 0.into();
             self.out_sop[j].next = false;
             self.out_eop[j].next = false;
@@ -62,7 +57,6 @@ impl Logic for XbarSelect {
             self.out_unsupported[j].next = false;
             for i in 0..INPUTS {
                 if self.sel[j].val().get_bit(i) {
-                    self.out_valid[j].next = self.out_valid[j].val() || self.valid[i].val();
                     self.out_data[j].next = self.out_data[j].val() | self.data[i].val();
                     self.out_sop[j].next = self.out_sop[j].val() || self.sop[i].val();
                     self.out_eop[j].next = self.out_eop[j].val() || self.eop[i].val();
@@ -84,8 +78,8 @@ mod tests {
     use crate::verilog::checks::lint_verilog;
     use crate::verilog::export::block_verilog;
 
-    /// One input's fields: valid, data, sop, eop, empty, dest, src, unsupported.
-    type Beat = (bool, u128, bool, bool, u64, u64, u64, bool);
+    /// One input's fields: data, sop, eop, empty, dest, src, unsupported.
+    type Beat = (u128, bool, bool, u64, u64, u64, bool);
 
     /// Random input beats and random one-hot (or empty) selects: each output carries
     /// every field of the input it selects, and nothing without one.
@@ -99,7 +93,6 @@ mod tests {
             let beats: Vec<Beat> = (0..INPUTS)
                 .map(|_| {
                     (
-                        rng.chance(0.5),
                         u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64()),
                         rng.chance(0.5),
                         rng.chance(0.5),
@@ -111,14 +104,13 @@ mod tests {
                 })
                 .collect();
             for (i, b) in beats.iter().enumerate() {
-                uut.valid[i].next = b.0;
-                uut.data[i].next = bits128(b.1);
-                uut.sop[i].next = b.2;
-                uut.eop[i].next = b.3;
-                uut.empty[i].next = b.4.into();
-                uut.dest[i].next = b.5.into();
-                uut.src[i].next = b.6.into();
-                uut.unsupported[i].next = b.7;
+                uut.data[i].next = bits128(b.0);
+                uut.sop[i].next = b.1;
+                uut.eop[i].next = b.2;
+                uut.empty[i].next = b.3.into();
+                uut.dest[i].next = b.4.into();
+                uut.src[i].next = b.5.into();
+                uut.unsupported[i].next = b.6;
             }
             let sel: Vec<Option<usize>> = (0..NUM_ENDPOINTS)
                 .map(|_| {
@@ -131,9 +123,8 @@ mod tests {
             }
             assert!(simulate(&mut uut, 100), "settles");
             for (j, s) in sel.iter().enumerate() {
-                let want = s.map_or((false, 0, false, false, 0, 0, 0, false), |i| beats[i]);
+                let want = s.map_or((0, false, false, 0, 0, 0, false), |i| beats[i]);
                 let got = (
-                    uut.out_valid[j].val(),
                     uut.out_data[j].val().to_u128(),
                     uut.out_sop[j].val(),
                     uut.out_eop[j].val(),
