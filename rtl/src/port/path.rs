@@ -5,8 +5,13 @@
 //!
 //! ```text
 //!  rx ─> rx_route ─> fifo ─> to_xbar            from_xbar ─┐
-//!           └──> link_ctrl ──────────────────────> tx_merge ─> tx
+//!           └──> link_ctrl ───────────> link_out ──> tx_merge ─> tx
 //! ```
+//!
+//! The link controller's TLPs reach the TX merge through a register (`link_out`), so the
+//! merge's choice, which the crossbar's output `ready` waits on, starts at registers and
+//! not behind the controller's own choice between its answers and its requests; config
+//! traffic is rare and waits a cycle.
 
 use crate::csr::counters::PortCounters;
 use crate::port::link_ctrl::LinkCtrl;
@@ -14,6 +19,7 @@ use crate::port::rx_route::RxRoute;
 use crate::port::tx_merge::TxMerge;
 use crate::router::{PortConfig, RouteConfig};
 use crate::stream::fifo::TlpFifo;
+use crate::stream::skid::TlpSkid;
 use crate::stream::{PortSink, PortSource, TlpSink, TlpSource};
 use peach2_regmap::config::MAX_PAYLOAD_BYTES;
 use peach2_regmap::csr::{port_config, port_status};
@@ -130,6 +136,9 @@ pub struct PortPath {
     fifo: TlpFifo<INGRESS_FIFO_LOG2, 6>,
     /// Role and bring-up.
     link: LinkCtrl,
+    /// The link controller's TLPs, registered on their way to the TX merge; emptied while
+    /// the link is down, as the controller is.
+    link_out: TlpSkid,
     /// Crossbar and link controller onto the hard IP.
     merge: TxMerge,
     /// The port's counters.
@@ -175,6 +184,7 @@ impl Default for PortPath {
             route: Default::default(),
             fifo: TlpFifo::whole_packets(),
             link: Default::default(),
+            link_out: Default::default(),
             merge: Default::default(),
             count: Default::default(),
         }
@@ -190,6 +200,8 @@ impl Logic for PortPath {
         self.fifo.reset.next = self.reset.val();
         self.link.clock.next = self.clock.val();
         self.link.reset.next = self.reset.val();
+        self.link_out.clock.next = self.clock.val();
+        self.link_out.reset.next = self.reset.val() || !self.link_up.val();
         self.merge.clock.next = self.clock.val();
         self.merge.reset.next = self.reset.val();
         self.count.clock.next = self.clock.val();
@@ -224,7 +236,8 @@ impl Logic for PortPath {
 
         // TX: crossbar and link controller -> TX merge -> hard IP.
         TlpSink::link(&mut self.from_xbar, &mut self.merge.from_xbar);
-        TlpSource::join(&mut self.link.tx, &mut self.merge.from_link);
+        TlpSource::join(&mut self.link.tx, &mut self.link_out.sink);
+        TlpSource::join(&mut self.link_out.source, &mut self.merge.from_link);
         PortSource::link(&mut self.tx, &mut self.merge.tx);
 
         // Counters, status and configuration words.
