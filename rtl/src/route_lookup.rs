@@ -24,7 +24,7 @@ const _: () = assert!(MAX_NODES == 64);
 const _: () = assert!(PORT_INTERNAL == 4);
 
 /// The route lookup.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct RouteLookup {
     /// Bits 63:32 of the global address.
     pub addr_hi: Signal<In, Bits<32>>,
@@ -42,10 +42,35 @@ pub struct RouteLookup {
     node: Signal<Local, Bits<6>>,
     /// The address's target (bits 35:33): host or GPU below 5, the chip's own memory at 5.
     target: Signal<Local, Bits<3>>,
-    /// `ROUTE[node]`: bit 2 valid, bits 1:0 the port.
+    /// Per node n: bit 2, `ROUTE[n]` is valid, the link of the port it names is ready and
+    /// that port is not the ingress; bits 1:0, that port. Made from the configuration
+    /// before the address picks one, so that the address's way is the pick alone.
+    usable: [Signal<Local, Bits<3>>; MAX_NODES],
+    /// The pick by the node's bits 1:0: one of each four entries.
+    by_low: [Signal<Local, Bits<3>>; 16],
+    /// Then by bits 3:2.
+    by_mid: [Signal<Local, Bits<3>>; 4],
+    /// `usable[node]`.
     entry: Signal<Local, Bits<3>>,
-    /// The link of the port `entry` names is ready.
-    out_ready: Signal<Local, Bit>,
+}
+
+impl Default for RouteLookup {
+    fn default() -> Self {
+        Self {
+            addr_hi: Default::default(),
+            routes: Default::default(),
+            ingress: Default::default(),
+            internal_ok: Default::default(),
+            ok: Default::default(),
+            dest: Default::default(),
+            node: Default::default(),
+            target: Default::default(),
+            usable: array_init::array_init(|_| Default::default()),
+            by_low: Default::default(),
+            by_mid: Default::default(),
+            entry: Default::default(),
+        }
+    }
 }
 
 impl Logic for RouteLookup {
@@ -53,19 +78,38 @@ impl Logic for RouteLookup {
     fn update(&mut self) {
         self.node.next = self.addr_hi.val().get_bits::<6>(4);
         self.target.next = self.addr_hi.val().get_bits::<3>(1);
-        // The entry: an OR over the table under one-hot selects, not a chain of 64 choices,
-        // so that synthesis can balance it.
-        self.entry.next = 0.into();
-        for i in 0..MAX_NODES {
-            if self.node.val().index() == i {
-                self.entry.next =
-                    self.entry.val() | self.routes.route_table.val().get_bits::<3>(3 * i);
+        for n in 0..MAX_NODES {
+            self.usable[n].next = self.routes.route_table.val().get_bits::<3>(3 * n);
+            for p in 0..4 {
+                if self.routes.route_table.val().get_bits::<2>(3 * n).index() == p
+                    && (!self.routes.port_ready.val().get_bit(p) || self.ingress.val().index() == p)
+                {
+                    self.usable[n].next = self.usable[n].val() & 3;
+                }
             }
         }
-        self.out_ready.next = false;
-        for p in 0..4 {
-            if self.entry.val().get_bits::<2>(0).index() == p {
-                self.out_ready.next = self.routes.port_ready.val().get_bit(p);
+        // The entry by a tree of four-way picks (a 6-input LUT each), not one compare per
+        // entry: the address's node bits are the selects, two a level.
+        for g in 0..16 {
+            self.by_low[g].next = self.usable[4 * g].val();
+            for k in 1..4 {
+                if self.node.val().get_bits::<2>(0).index() == k {
+                    self.by_low[g].next = self.usable[4 * g + k].val();
+                }
+            }
+        }
+        for g in 0..4 {
+            self.by_mid[g].next = self.by_low[4 * g].val();
+            for k in 1..4 {
+                if self.node.val().get_bits::<2>(2).index() == k {
+                    self.by_mid[g].next = self.by_low[4 * g + k].val();
+                }
+            }
+        }
+        self.entry.next = self.by_mid[0].val();
+        for k in 1..4 {
+            if self.node.val().get_bits::<2>(4).index() == k {
+                self.entry.next = self.by_mid[k].val();
             }
         }
         self.ok.next = false;
@@ -77,10 +121,7 @@ impl Logic for RouteLookup {
                 self.ok.next = self.routes.port_ready.val().get_bit(0);
                 self.dest.next = 0.into();
             }
-        } else if self.entry.val().get_bit(2)
-            && self.out_ready.val()
-            && (bit_cast::<3, 2>(self.entry.val().get_bits::<2>(0)) != self.ingress.val())
-        {
+        } else if self.entry.val().get_bit(2) {
             self.ok.next = true;
             self.dest.next = bit_cast::<3, 2>(self.entry.val().get_bits::<2>(0));
         }
