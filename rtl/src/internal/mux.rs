@@ -24,7 +24,7 @@ use crate::stream::{TlpSink, TlpSource};
 use rust_hdl::prelude::*;
 
 /// The internal port multiplexer.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct InternalMux {
     /// Core clock.
     pub clock: Signal<In, Clock>,
@@ -49,8 +49,28 @@ pub struct InternalMux {
     inbound: InboundMux,
     /// The DMA's reads and other writes, taking turns.
     outbound: OutboundMux,
-    /// The outbound stream's register, into the crossbar.
+    /// The outbound stream's register, into the crossbar (reset with it: the crossbar's
+    /// arbitration starts at its `valid` register).
     out: TlpSkid,
+}
+
+impl Default for InternalMux {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            from_xbar: Default::default(),
+            to_completer: Default::default(),
+            to_dma: Default::default(),
+            from_dma_rd: Default::default(),
+            from_dma_wr: Default::default(),
+            to_xbar: Default::default(),
+            split: Default::default(),
+            inbound: Default::default(),
+            outbound: Default::default(),
+            out: TlpSkid::reader_reset_with_it(),
+        }
+    }
 }
 
 impl Logic for InternalMux {

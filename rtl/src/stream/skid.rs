@@ -4,16 +4,24 @@
 //! under way when the downstream drops `ready`. A beat taken in cycle t is offered in
 //! cycle t+1, and the stream still moves one beat per cycle. The crossbar ends each
 //! output in one.
+//!
+//! In a reset's cycle nothing is taken, and the beat held is offered or not as the
+//! reader needs: [`TlpSkid::new`] offers nothing (a reader reset apart from it, like the
+//! TX merge behind the link controller's register), [`TlpSkid::reader_reset_with_it`]
+//! offers `main` as it is, since its reader is reset at the same edge (as
+//! `super::fifo::TlpFifo` does): then the readers' handshakes start at a register, not
+//! behind the reset's gate.
 
 use super::{TlpSink, TlpSource, DATA_BITS, ENDPOINT_BITS};
 use rust_hdl::prelude::*;
 
 /// A skid buffer of one TLP stream, chip metadata included.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct TlpSkid {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset, active high: both entries empty, nothing taken or offered.
+    /// Synchronous reset, active high: both entries empty and nothing taken; offered in
+    /// its cycle: nothing, or `main` (see the module documentation).
     pub reset: Signal<In, Bit>,
     /// Upstream: ready while the `skid` entry is free.
     pub sink: TlpSink,
@@ -57,6 +65,56 @@ pub struct TlpSkid {
     pop: Signal<Local, Bit>,
     /// All ones while `skid` holds a beat: the data `main` refills from.
     skid_mask: Signal<Local, Bits<DATA_BITS>>,
+    /// Offer nothing in a reset's cycle.
+    gate_reset: Constant<Bit>,
+}
+
+impl TlpSkid {
+    /// A skid buffer that offers nothing while reset is high.
+    pub fn new() -> Self {
+        Self::with_gate(true)
+    }
+
+    /// A skid buffer whose reader is reset with it: in a reset's cycle it offers what
+    /// `main` holds (the reader takes nothing it keeps), so `source.valid` is a register.
+    pub fn reader_reset_with_it() -> Self {
+        Self::with_gate(false)
+    }
+
+    fn with_gate(gate: bool) -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            sink: Default::default(),
+            source: Default::default(),
+            main_valid: Default::default(),
+            main_data: Default::default(),
+            main_sop: Default::default(),
+            main_eop: Default::default(),
+            main_empty: Default::default(),
+            main_dest: Default::default(),
+            main_src: Default::default(),
+            main_unsupported: Default::default(),
+            skid_valid: Default::default(),
+            skid_data: Default::default(),
+            skid_sop: Default::default(),
+            skid_eop: Default::default(),
+            skid_empty: Default::default(),
+            skid_dest: Default::default(),
+            skid_src: Default::default(),
+            skid_unsupported: Default::default(),
+            push: Default::default(),
+            pop: Default::default(),
+            skid_mask: Default::default(),
+            gate_reset: Constant::new(gate),
+        }
+    }
+}
+
+impl Default for TlpSkid {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Logic for TlpSkid {
@@ -84,7 +142,8 @@ impl Logic for TlpSkid {
         );
         self.sink.ready.next = !self.skid_valid.q.val() && !self.reset.val();
         self.push.next = self.sink.valid.val() && self.sink.ready.val();
-        self.source.valid.next = self.main_valid.q.val() && !self.reset.val();
+        self.source.valid.next =
+            self.main_valid.q.val() && !(self.gate_reset.val() && self.reset.val());
         self.source.data.next = self.main_data.q.val();
         self.source.sop.next = self.main_sop.q.val();
         self.source.eop.next = self.main_eop.q.val();
@@ -146,7 +205,7 @@ impl Logic for TlpSkid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::{Lcg, Stepper};
+    use crate::harness::{bits128, Lcg, Stepper};
     use std::collections::VecDeque;
 
     /// Numbered beats (every field carrying the number) through the buffer with a random
@@ -215,6 +274,44 @@ mod tests {
             if p_valid == 1.0 && p_ready == 1.0 {
                 assert!(s.cycle < 3_010, "one beat a cycle: {} cycles", s.cycle);
             }
+        }
+    }
+
+    /// A reset's cycle: with both entries full, nothing is taken; `new` offers nothing,
+    /// `reader_reset_with_it` the beat in `main`; after the edge both are empty.
+    #[test]
+    fn a_reset_takes_nothing_and_offers_as_built() {
+        for (uut, offers) in [
+            (TlpSkid::new(), false),
+            (TlpSkid::reader_reset_with_it(), true),
+        ] {
+            let mut s = Stepper::new(uut, |u| &mut u.clock);
+            s.uut.reset.next = true;
+            s.tick();
+            s.uut.reset.next = false;
+            // Two beats in while the downstream waits: both entries full.
+            for n in [7u64, 8] {
+                s.uut.sink.valid.next = true;
+                s.uut.sink.data.next = bits128(u128::from(n));
+                s.uut.source.ready.next = false;
+                s.settle();
+                assert!(s.uut.sink.ready.val(), "beat {n} taken");
+                s.tick();
+            }
+            s.uut.reset.next = true;
+            s.uut.source.ready.next = true;
+            s.settle();
+            assert!(!s.uut.sink.ready.val(), "nothing taken in reset");
+            assert_eq!(s.uut.source.valid.val(), offers, "offered in reset");
+            if offers {
+                assert_eq!(s.uut.source.data.val().to_u128(), 7, "the beat in main");
+            }
+            s.tick();
+            s.uut.reset.next = false;
+            s.uut.sink.valid.next = false;
+            s.settle();
+            assert!(!s.uut.source.valid.val(), "empty after the reset");
+            assert!(s.uut.sink.ready.val(), "free after the reset");
         }
     }
 

@@ -113,7 +113,7 @@ impl Crossbar {
             owner: Default::default(),
             mid: Default::default(),
             dropped_pulse: Default::default(),
-            out: Default::default(),
+            out: array_init::array_init(|_| TlpSkid::reader_reset_with_it()),
             inputs: XbarInputs::new(),
             out_ready: Default::default(),
             request: Default::default(),
