@@ -56,6 +56,10 @@ pub struct CplSend {
     hdr_dw1: DFF<Bits<32>>,
     /// Header DW 2: requester id, tag, lower address.
     hdr_dw2: DFF<Bits<32>>,
+    /// The first beat is the last, from the request of the cycle before as the header
+    /// is: the crossbar's hand-over of its output waits for the `eop` of the beat it
+    /// takes, so that `eop` comes from a register.
+    first_eop: DFF<Bit>,
     /// The answer is on offer: asked for at the last edge, and the header registers hold
     /// the current request's (no `load` at that edge).
     offer: DFF<Bit>,
@@ -68,7 +72,7 @@ pub struct CplSend {
 impl Logic for CplSend {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, second, hdr_dw0, hdr_dw1, hdr_dw2, offer);
+        dff_setup!(self, clock, second, hdr_dw0, hdr_dw1, hdr_dw2, first_eop, offer);
         self.fields.req_dw0.next = self.req_dw0.val();
         self.fields.req_dw1.next = self.req_dw1.val();
         self.fields.addr_dw.next = self.addr_dw.val();
@@ -77,6 +81,7 @@ impl Logic for CplSend {
         self.hdr_dw0.d.next = self.fields.dw0.val();
         self.hdr_dw1.d.next = self.fields.dw1.val();
         self.hdr_dw2.d.next = self.fields.dw2.val();
+        self.first_eop.d.next = self.beats.first_eop.val();
         self.offer.d.next = self.send_next.val() && !self.load.val();
         self.beats.hdr_dw0.next = self.hdr_dw0.q.val();
         self.beats.hdr_dw1.next = self.hdr_dw1.q.val();
@@ -102,12 +107,12 @@ impl Logic for CplSend {
             if !self.second.q.val() {
                 self.to_xbar.sop.next = true;
                 self.to_xbar.data.next = self.beats.first_data.val();
-                self.to_xbar.eop.next = self.beats.first_eop.val();
+                self.to_xbar.eop.next = self.first_eop.q.val();
                 self.to_xbar.empty.next = self.beats.first_empty.val();
                 if self.to_xbar.ready.val() {
                     self.ur_sent.next = self.status.val() == 1;
-                    self.second.d.next = !self.beats.first_eop.val();
-                    self.done.next = self.beats.first_eop.val();
+                    self.second.d.next = !self.first_eop.q.val();
+                    self.done.next = self.first_eop.q.val();
                 }
             } else {
                 self.to_xbar.eop.next = true;
