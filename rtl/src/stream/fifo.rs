@@ -13,9 +13,12 @@
 //! written, and `discard` drops the packet being written (the write pointer returns to
 //! the end of the last whole packet), so a packet found bad before its end never leaves.
 //! A packet of two beats or more whose `eop` is written in cycle t is offered at t+1: its
-//! first beat, the one the reader needs first, was written in an earlier cycle (`open`);
-//! a one-beat packet at t+2, as in cut-through. The writer must keep packets shorter than
-//! the FIFO (a longer one could never be committed).
+//! first beat, the one the reader needs first, was written in an earlier cycle (`open`).
+//! So is a one-beat packet written into a FIFO the reader empties by then: the RAM has
+//! read its slot before the write, so the head comes from a copy of the beat written
+//! (`bypass`) for that cycle; behind other beats it is read from the RAM as they are. The
+//! writer must keep packets shorter than the FIFO (a longer one could never be
+//! committed).
 
 use super::{TlpSink, TlpSource, DATA_BITS, META_BITS};
 use rust_hdl::prelude::*;
@@ -53,6 +56,21 @@ pub struct TlpFifo<const A: usize, const AP1: usize> {
     /// Store-and-forward: this cycle's beat ends a packet whose first beat is in the RAM
     /// already; the head is valid from the next cycle (see the module documentation).
     commit_open: Signal<Local, Bit>,
+    /// Store-and-forward: this cycle's beat is a whole packet (`sop` and `eop`).
+    commit_one: Signal<Local, Bit>,
+    /// This cycle's beat goes where the head is if nothing is popped (`rd_ptr`)...
+    lands_at_ptr: Signal<Local, Bit>,
+    /// ...and where it is if the head is popped (`rd_ptr + 1`).
+    lands_at_step: Signal<Local, Bit>,
+    /// The head is the one-beat packet written the cycle before: it is offered from
+    /// `by_data` and `by_meta`, since the RAM read its slot before the write.
+    bypass: DFF<Bit>,
+    /// The beat written last, as it was written.
+    by_data: DFF<Bits<DATA_BITS>>,
+    /// Its metadata, in `meta_ram`'s layout.
+    by_meta: DFF<Bits<META_BITS>>,
+    /// The metadata written this cycle.
+    meta_in: Signal<Local, Bits<META_BITS>>,
     /// The head: where the next beat is read (with the wrap bit).
     rd_ptr: DFF<Bits<AP1>>,
     /// A beat is written this cycle.
@@ -112,6 +130,13 @@ impl<const A: usize, const AP1: usize> TlpFifo<A, AP1> {
             wr_commit: Default::default(),
             open: Default::default(),
             commit_open: Default::default(),
+            commit_one: Default::default(),
+            lands_at_ptr: Default::default(),
+            lands_at_step: Default::default(),
+            bypass: Default::default(),
+            by_data: Default::default(),
+            by_meta: Default::default(),
+            meta_in: Default::default(),
             rd_ptr: Default::default(),
             push: Default::default(),
             pop: Default::default(),
@@ -137,7 +162,9 @@ impl<const A: usize, const AP1: usize> Default for TlpFifo<A, AP1> {
 impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_ptr, wr_commit, open, rd_ptr, head_valid);
+        dff_setup!(
+            self, clock, wr_ptr, wr_commit, open, bypass, by_data, by_meta, rd_ptr, head_valid
+        );
         self.data_ram.write_clock.next = self.clock.val();
         self.data_ram.read_clock.next = self.clock.val();
         self.meta_ram.write_clock.next = self.clock.val();
@@ -168,17 +195,26 @@ impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
         self.data_ram.write_address.next = self.wr_base.val().get_bits::<A>(0);
         self.meta_ram.write_address.next = self.wr_base.val().get_bits::<A>(0);
         self.data_ram.write_data.next = self.sink.data.val();
-        self.meta_ram.write_data.next = bit_cast::<META_BITS, 1>(self.sink.sop.val().into())
+        self.meta_in.next = bit_cast::<META_BITS, 1>(self.sink.sop.val().into())
             | (bit_cast::<META_BITS, 1>(self.sink.eop.val().into()) << 1)
             | (bit_cast::<META_BITS, 2>(self.sink.empty.val()) << 2)
             | (bit_cast::<META_BITS, 3>(self.sink.dest.val()) << 4)
             | (bit_cast::<META_BITS, 3>(self.sink.src.val()) << 7)
             | (bit_cast::<META_BITS, 1>(self.sink.unsupported.val().into()) << 10);
+        self.meta_ram.write_data.next = self.meta_in.val();
+        if self.push.val() {
+            self.by_data.d.next = self.sink.data.val();
+            self.by_meta.d.next = self.meta_in.val();
+        }
         self.data_ram.read_address.next = self.rd_next.val().get_bits::<A>(0);
         self.meta_ram.read_address.next = self.rd_next.val().get_bits::<A>(0);
 
         self.meta_out.next = self.meta_ram.read_data.val();
         self.source.data.next = self.data_ram.read_data.val();
+        if self.bypass.q.val() {
+            self.meta_out.next = self.by_meta.q.val();
+            self.source.data.next = self.by_data.q.val();
+        }
         self.source.sop.next = self.meta_out.val().get_bit(0);
         self.source.eop.next = self.meta_out.val().get_bit(1);
         self.source.empty.next = self.meta_out.val().get_bits::<2>(2);
@@ -203,19 +239,30 @@ impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
             && self.sink.eop.val()
             && self.open.q.val()
             && !self.discard.val();
+        self.commit_one.next =
+            self.whole.val() && self.push.val() && self.sink.sop.val() && self.sink.eop.val();
+        self.lands_at_ptr.next = self.rd_ptr.q.val() == self.wr_base.val();
+        self.lands_at_step.next = self.rd_step.val() == self.wr_base.val();
         self.rd_ptr.d.next = self.rd_next.val();
         // The reader sees a commit a cycle late, so the slot it reads was written at
         // least a cycle before; a packet committed open has its first beat there, and
-        // the head (at or before that beat) is then short of the new commit.
+        // the head (at or before that beat) is then short of the new commit. A one-beat
+        // packet that lands at the head is offered from its copy. Each choice is made
+        // for both ways of the pop, which chooses last.
         self.left_if_pop.next = self.rd_step.val() != self.wr_commit.q.val();
-        self.head_valid.d.next = self.rd_ptr.q.val() != self.wr_commit.q.val();
+        self.head_valid.d.next = (self.rd_ptr.q.val() != self.wr_commit.q.val())
+            || (self.commit_one.val() && self.lands_at_ptr.val());
+        self.bypass.d.next = self.commit_one.val() && self.lands_at_ptr.val();
         if self.pop.val() {
-            self.head_valid.d.next = self.left_if_pop.val();
+            self.head_valid.d.next =
+                self.left_if_pop.val() || (self.commit_one.val() && self.lands_at_step.val());
+            self.bypass.d.next = self.commit_one.val() && self.lands_at_step.val();
         }
         if self.commit_open.val() {
             self.head_valid.d.next = true;
         }
         if self.reset.val() {
+            self.bypass.d.next = false;
             self.head_valid.d.next = false;
             self.wr_ptr.d.next = 0.into();
             self.wr_commit.d.next = 0.into();

@@ -90,18 +90,25 @@ fn fifo_keeps_full_throughput() {
 }
 
 /// Store-and-forward: random packets, some dropped part-way with `discard`, under random
-/// idle and backpressure. Only whole, kept packets come out, in order, and a packet's
-/// first beat leaves only after its last one was written.
+/// idle and backpressure; long packets, then short ones (most of one beat, back to back).
+/// Only whole, kept packets come out, in order, and a packet's first beat leaves only
+/// after its last one was written.
 #[test]
 fn whole_packet_fifo_drops_discarded_packets_and_holds_until_eop() {
+    whole_packets_under_random_flow(56, 0.6, 23);
+    whole_packets_under_random_flow(6, 0.5, 24);
+    whole_packets_under_random_flow(6, 0.9, 25);
+}
+
+fn whole_packets_under_random_flow(max_dws: u64, p_ready: f64, seed: u64) {
     let mut s = Stepper::new(TlpFifo::<4, 5>::whole_packets(), |u| &mut u.clock);
-    let mut mon = StreamMonitor::new(0.6, 17);
-    let mut rng = Lcg(23);
+    let mut mon = StreamMonitor::new(p_ready, seed ^ 0x11);
+    let mut rng = Lcg(seed);
     // The writer's script: beats, and `None` for a discard.
     let mut script = std::collections::VecDeque::new();
     let mut expect = Vec::new();
-    for p in 0..80u32 {
-        let len = 1 + rng.below(56) as usize;
+    for p in 0..200u32 {
+        let len = 1 + rng.below(max_dws) as usize;
         let dws: Vec<u32> = (0..len).map(|_| rng.next_u64() as u32).collect();
         let beats = packet_beats(&dws, (p % 5) as u8, 0, false);
         if rng.chance(0.3) {
@@ -144,10 +151,9 @@ fn whole_packet_fifo_drops_discarded_packets_and_holds_until_eop() {
 }
 
 /// Store-and-forward latency, each packet alone in the FIFO with the reader ready: a
-/// packet of two beats or more is offered the cycle after its `eop` is written, a one-beat
-/// packet two cycles after (its slot was written that cycle), whatever the writer's gaps
-/// and whether a discarded part of a packet came before it. The beats are the ones
-/// written.
+/// packet is offered the cycle after its `eop` is written (a one-beat packet from the
+/// copy of its beat, its slot being written that cycle), whatever the writer's gaps and
+/// whether a discarded part of a packet came before it. The beats are the ones written.
 #[test]
 fn whole_packets_are_offered_the_cycle_after_their_eop() {
     let mut s = Stepper::new(TlpFifo::<4, 5>::whole_packets(), |u| &mut u.clock);
@@ -215,11 +221,10 @@ fn whole_packets_are_offered_the_cycle_after_their_eop() {
         let wait = sop_at.unwrap() - eop_at.expect("the eop was written first");
         if beats.len() == 1 {
             one_beat += 1;
-            assert_eq!(wait, 2, "packet {p}: one beat");
         } else {
             longer += 1;
-            assert_eq!(wait, 1, "packet {p}: {} beats", beats.len());
         }
+        assert_eq!(wait, 1, "packet {p}: {} beats", beats.len());
     }
     assert!(
         one_beat > 20 && longer > 200,
