@@ -73,6 +73,8 @@ pub struct TlpFifo<const A: usize, const AP1: usize> {
     meta_in: Signal<Local, Bits<META_BITS>>,
     /// The head: where the next beat is read (with the wrap bit).
     rd_ptr: DFF<Bits<AP1>>,
+    /// The FIFO holds `2^A` beats (as the writer sees it).
+    full: Signal<Local, Bit>,
     /// A beat is written this cycle.
     push: Signal<Local, Bit>,
     /// The downstream takes the head beat this cycle.
@@ -95,8 +97,8 @@ pub struct TlpFifo<const A: usize, const AP1: usize> {
     wr_next: Signal<Local, Bits<AP1>>,
     /// The metadata of the head beat, from `meta_ram`.
     meta_out: Signal<Local, Bits<META_BITS>>,
-    /// The FIFO's size, `2^A` beats: a `fill` of it is full.
-    depth: Constant<Bits<AP1>>,
+    /// `2^A`: the pointers of a full FIFO differ in the wrap bit only.
+    lap: Constant<Bits<AP1>>,
     /// Store-and-forward mode: commit a packet at its `eop` beat, and obey `discard`.
     whole: Constant<Bit>,
 }
@@ -138,6 +140,7 @@ impl<const A: usize, const AP1: usize> TlpFifo<A, AP1> {
             by_meta: Default::default(),
             meta_in: Default::default(),
             rd_ptr: Default::default(),
+            full: Default::default(),
             push: Default::default(),
             pop: Default::default(),
             head_valid: Default::default(),
@@ -147,7 +150,7 @@ impl<const A: usize, const AP1: usize> TlpFifo<A, AP1> {
             wr_base: Default::default(),
             wr_next: Default::default(),
             meta_out: Default::default(),
-            depth: Constant::new((1u64 << A).into()),
+            lap: Constant::new((1u64 << A).into()),
             whole: Constant::new(whole),
         }
     }
@@ -171,7 +174,10 @@ impl<const A: usize, const AP1: usize> Logic for TlpFifo<A, AP1> {
         self.meta_ram.read_clock.next = self.clock.val();
 
         self.fill.next = self.wr_ptr.q.val() - self.rd_ptr.q.val();
-        self.sink.ready.next = (self.fill.val() != self.depth.val()) && !self.reset.val();
+        // Full: the pointers name one slot a lap apart. Compared directly (no
+        // subtraction's carry chain before the writer's handshake).
+        self.full.next = (self.wr_ptr.q.val() ^ self.rd_ptr.q.val()) == self.lap.val();
+        self.sink.ready.next = !self.full.val() && !self.reset.val();
         self.push.next = self.sink.valid.val() && self.sink.ready.val();
 
         self.source.valid.next = self.head_valid.q.val();

@@ -247,8 +247,8 @@ mod tests {
                 u.eop[i].next = b.2;
                 u.dest[i].next = b.3.into();
             }
-            for j in 0..NUM_ENDPOINTS {
-                u.owner[j].next = owner[j].into();
+            for (port, &o) in u.owner.iter_mut().zip(&owner) {
+                port.next = o.into();
             }
             u.mid.next = mid.into();
             u.out_ready.next = out_ready.into();
