@@ -24,7 +24,7 @@ const _: () = assert!(MAX_NODES == 64);
 const _: () = assert!(PORT_INTERNAL == 4);
 
 /// The route lookup.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct RouteLookup {
     /// Bits 63:32 of the global address.
     pub addr_hi: Signal<In, Bits<32>>,
@@ -42,35 +42,19 @@ pub struct RouteLookup {
     node: Signal<Local, Bits<6>>,
     /// The address's target (bits 35:33): host or GPU below 5, the chip's own memory at 5.
     target: Signal<Local, Bits<3>>,
-    /// Per node n: bit 2, `ROUTE[n]` is valid, the link of the port it names is ready and
-    /// that port is not the ingress; bits 1:0, that port. Made from the configuration
-    /// before the address picks one, so that the address's way is the pick alone.
-    usable: [Signal<Local, Bits<3>>; MAX_NODES],
-    /// The pick by the node's bits 1:0: one of each four entries.
-    by_low: [Signal<Local, Bits<3>>; 16],
-    /// Then by bits 3:2.
-    by_mid: [Signal<Local, Bits<3>>; 4],
-    /// `usable[node]`.
+    /// Bit p: port p's link is ready and p is not the ingress.
+    port_ok: Signal<Local, Bits<4>>,
+    /// The table's planes: bit n of each is node n's port bit 0, port bit 1, valid bit.
+    port_lo: Signal<Local, Bits<64>>,
+    port_hi: Signal<Local, Bits<64>>,
+    valid: Signal<Local, Bits<64>>,
+    /// Bit n: node n's entry names a port in `port_ok`.
+    reach: Signal<Local, Bits<64>>,
+    /// Bit n: `ROUTE[n]` is valid and its port in `port_ok`. Made from the configuration
+    /// before the address picks a node, so that the address's way is the pick alone.
+    usable: Signal<Local, Bits<64>>,
+    /// At the address's node: bit 2 `usable`, bits 1:0 the port.
     entry: Signal<Local, Bits<3>>,
-}
-
-impl Default for RouteLookup {
-    fn default() -> Self {
-        Self {
-            addr_hi: Default::default(),
-            routes: Default::default(),
-            ingress: Default::default(),
-            internal_ok: Default::default(),
-            ok: Default::default(),
-            dest: Default::default(),
-            node: Default::default(),
-            target: Default::default(),
-            usable: array_init::array_init(|_| Default::default()),
-            by_low: Default::default(),
-            by_mid: Default::default(),
-            entry: Default::default(),
-        }
-    }
 }
 
 impl Logic for RouteLookup {
@@ -78,40 +62,40 @@ impl Logic for RouteLookup {
     fn update(&mut self) {
         self.node.next = self.addr_hi.val().get_bits::<6>(4);
         self.target.next = self.addr_hi.val().get_bits::<3>(1);
-        for n in 0..MAX_NODES {
-            self.usable[n].next = self.routes.route_table.val().get_bits::<3>(3 * n);
-            for p in 0..4 {
-                if self.routes.route_table.val().get_bits::<2>(3 * n).index() == p
-                    && (!self.routes.port_ready.val().get_bit(p) || self.ingress.val().index() == p)
-                {
-                    self.usable[n].next = self.usable[n].val() & 3;
-                }
+        self.port_ok.next = self.routes.port_ready.val();
+        for p in 0..4 {
+            if self.ingress.val().index() == p {
+                self.port_ok.next = self.routes.port_ready.val().replace_bit(p, false);
             }
         }
-        // The entry by a tree of four-way picks (a 6-input LUT each), not one compare per
-        // entry: the address's node bits are the selects, two a level.
-        for g in 0..16 {
-            self.by_low[g].next = self.usable[4 * g].val();
-            for k in 1..4 {
-                if self.node.val().get_bits::<2>(0).index() == k {
-                    self.by_low[g].next = self.usable[4 * g + k].val();
-                }
-            }
+        // Whole planes at once (each a few word operations in a simulator), not a loop
+        // over the 64 entries.
+        self.port_lo.next = self.routes.route_table.val().get_bits::<64>(0);
+        self.port_hi.next = self.routes.route_table.val().get_bits::<64>(64);
+        self.valid.next = self.routes.route_table.val().get_bits::<64>(128);
+        self.reach.next = 0.into();
+        if self.port_ok.val().get_bit(0) {
+            self.reach.next = self.reach.val() | (!self.port_hi.val() & !self.port_lo.val());
         }
-        for g in 0..4 {
-            self.by_mid[g].next = self.by_low[4 * g].val();
-            for k in 1..4 {
-                if self.node.val().get_bits::<2>(2).index() == k {
-                    self.by_mid[g].next = self.by_low[4 * g + k].val();
-                }
-            }
+        if self.port_ok.val().get_bit(1) {
+            self.reach.next = self.reach.val() | (!self.port_hi.val() & self.port_lo.val());
         }
-        self.entry.next = self.by_mid[0].val();
-        for k in 1..4 {
-            if self.node.val().get_bits::<2>(4).index() == k {
-                self.entry.next = self.by_mid[k].val();
-            }
+        if self.port_ok.val().get_bit(2) {
+            self.reach.next = self.reach.val() | (self.port_hi.val() & !self.port_lo.val());
         }
+        if self.port_ok.val().get_bit(3) {
+            self.reach.next = self.reach.val() | (self.port_hi.val() & self.port_lo.val());
+        }
+        self.usable.next = self.valid.val() & self.reach.val();
+        // The node's bits: a shift of each plane, which synthesis makes a 64-way pick on
+        // the address's node bits (three levels of 6-input LUTs).
+        self.entry.next = 0.into();
+        self.entry.next = self
+            .entry
+            .val()
+            .replace_bit(0, ((self.port_lo.val() >> self.node.val()) & 1) != 0)
+            .replace_bit(1, ((self.port_hi.val() >> self.node.val()) & 1) != 0)
+            .replace_bit(2, ((self.usable.val() >> self.node.val()) & 1) != 0);
         self.ok.next = false;
         self.dest.next = 4.into();
         if self.node.val() == self.routes.node_id.val() {
@@ -132,6 +116,7 @@ impl Logic for RouteLookup {
 mod tests {
     use super::*;
     use crate::harness::Lcg;
+    use crate::router::with_route_entry;
     use peach2_regmap::address::Target;
 
     /// The table above, written out, against the block on random routes and addresses.
@@ -143,10 +128,12 @@ mod tests {
         for _ in 0..3000 {
             let node_id = rng.below(MAX_NODES as u64);
             let entries: Vec<u64> = (0..MAX_NODES).map(|_| rng.below(8)).collect();
-            let mut table = Bits::<192>::default();
-            for (n, &e) in entries.iter().enumerate() {
-                table.set_bits::<3>(3 * n, e.into());
-            }
+            let table = entries
+                .iter()
+                .enumerate()
+                .fold(Bits::<192>::default(), |t, (n, &e)| {
+                    with_route_entry(t, n, e)
+                });
             let ready = rng.below(16);
             // Half the addresses to this node, to reach its targets often.
             let node = if rng.below(2) == 0 {

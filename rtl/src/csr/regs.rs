@@ -33,7 +33,7 @@ pub struct CsrRegs {
     pub csr: CsrTarget,
     /// `NODE_ID`.
     pub node_id: Signal<Out, Bits<6>>,
-    /// `ROUTE[0..63]` packed: entry n in bits 3n+2..3n (valid, port).
+    /// `ROUTE[0..63]` in `crate::router::RouteConfig`'s planes.
     pub route_table: Signal<Out, Bits<192>>,
     /// `TARGET_HI:TARGET_LO` per target.
     pub target_base: [Signal<Out, Bits<64>>; TARGETS],

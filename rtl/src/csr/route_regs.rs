@@ -4,6 +4,7 @@
 //! answer into its own and registers it.
 
 use super::bus::CsrTarget;
+use crate::router::RouteConfig;
 use peach2_regmap::address::MAX_NODES;
 use peach2_regmap::csr::{route, ROUTE_VALID};
 use rust_hdl::prelude::*;
@@ -13,6 +14,9 @@ const NODES: usize = MAX_NODES;
 // `ROUTE[n]` is DW index 0x40 + n: address bits 13:6 say an access is to the table (the
 // literal 1 below) and bits 5:0 which entry; the valid bit is 31.
 const _: () = assert!(route(0) / 4 == 1 << 6 && NODES == 64 && ROUTE_VALID == 1 << 31);
+// The table's planes (bits 63:0, 127:64, 191:128 below).
+const _: () =
+    assert!(RouteConfig::PORT_LO == 0 && RouteConfig::PORT_HI == 64 && RouteConfig::VALID == 128);
 
 /// `ROUTE[0..63]`.
 #[derive(LogicBlock, Default)]
@@ -23,7 +27,7 @@ pub struct RouteRegs {
     pub reset: Signal<In, Bit>,
     /// BAR0 accesses; the answer is combinational (0 outside the table).
     pub csr: CsrTarget,
-    /// The table packed: entry n in bits 3n+2..3n (valid, port).
+    /// The table, in `RouteConfig`'s planes.
     pub route_table: Signal<Out, Bits<192>>,
     /// The table.
     route: DFF<Bits<192>>,
@@ -53,26 +57,31 @@ impl Logic for RouteRegs {
                         self.route_next.next = self
                             .route_next
                             .val()
-                            .replace_bit(3 * n, self.csr.wr_data.val().get_bit(0))
-                            .replace_bit(3 * n + 1, self.csr.wr_data.val().get_bit(1));
+                            .replace_bit(n, self.csr.wr_data.val().get_bit(0))
+                            .replace_bit(64 + n, self.csr.wr_data.val().get_bit(1));
                     }
                     if self.csr.wr_be.val().get_bit(3) {
                         self.route_next.next = self
                             .route_next
                             .val()
-                            .replace_bit(3 * n + 2, self.csr.wr_data.val().get_bit(31));
+                            .replace_bit(128 + n, self.csr.wr_data.val().get_bit(31));
                     }
                     self.route.d.next = self.route_next.val();
                 }
             }
         }
 
-        self.rd_entry.next = 0.into();
         self.rd_hit.next = self.csr.rd_addr.val().get_bits::<8>(6) == 1;
-        for n in 0..NODES {
-            if self.csr.rd_addr.val().get_bits::<6>(0).index() == n {
-                self.rd_entry.next = self.rd_entry.val() | self.route.q.val().get_bits::<3>(3 * n);
-            }
+        // The entry's bits by shifting each plane (see `RouteConfig::VALID`).
+        self.rd_entry.next = 0.into();
+        for i in 0..3 {
+            self.rd_entry.next = self.rd_entry.val().replace_bit(
+                i,
+                ((self.route.q.val().get_bits::<64>(64 * i)
+                    >> self.csr.rd_addr.val().get_bits::<6>(0))
+                    & 1)
+                    != 0,
+            );
         }
         self.csr.rd_data.next = 0.into();
         if self.rd_hit.val() {

@@ -7,6 +7,7 @@ use super::regs::CsrRegs;
 use super::route_regs::RouteRegs;
 use super::target_regs::{TargetRegs, TARGETS};
 use crate::harness::{byte_mask, Lcg, Stepper};
+use crate::router::route_entry;
 use peach2_regmap::address::MAX_NODES;
 use peach2_regmap::csr::*;
 use rust_hdl::prelude::*;
@@ -155,11 +156,7 @@ fn route_entries_take_the_bytes_written_and_read_back() {
         for n in 0..MAX_NODES as u32 {
             let v = model.get(&route(n)).copied().unwrap_or(0);
             let want = u64::from(v & 3 | (v >> 29 & 4));
-            assert_eq!(
-                table.get_bits::<3>(3 * n as usize).to_u64(),
-                want,
-                "entry {n}"
-            );
+            assert_eq!(route_entry(&table, n as usize), want, "entry {n}");
         }
     };
     let s = after_reset(RouteRegs::default(), |u| &mut u.clock);
@@ -229,7 +226,7 @@ fn route_table_and_targets_follow_the_map() {
     }
     let table = s.uut.route_table.val();
     for n in 0..MAX_NODES as u32 {
-        let entry = table.get_bits::<3>(3 * n as usize).to_u64();
+        let entry = route_entry(&table, n as usize);
         let want = if n % 3 != 0 { 4 | u64::from(n % 4) } else { 0 };
         assert_eq!(entry, want, "entry {n}");
         let r = read(&mut s, route(n));

@@ -59,10 +59,50 @@ pub enum RouteAction {
 pub struct RouteConfig {
     /// This node's id.
     pub node_id: Signal<In, Bits<6>>,
-    /// Routing table: entry n in bits 3n+2..3n (bit 2 valid, bits 1:0 port), n = 0..63.
+    /// Routing table, `ROUTE[0..63]` in three planes of one bit per node (see
+    /// [`RouteConfig::PORT_LO`]); [`route_entry`] and [`with_route_entry`] read and write it.
     pub route_table: Signal<In, Bits<192>>,
     /// Per-port link ready (bit p for port p).
     pub port_ready: Signal<In, Bits<4>>,
+}
+
+impl RouteConfig {
+    /// Bit n of `route_table` is bit 0 of the port node n is reached by.
+    pub const PORT_LO: usize = 0;
+    /// Bit 64 + n: bit 1 of that port.
+    pub const PORT_HI: usize = 64;
+    /// Bit 128 + n: `ROUTE[n]` is valid. Planes, not 3-bit entries side by side, so that a
+    /// lookup takes a node's bits by shifting a plane: one operation per plane in a
+    /// simulator, where a loop over the entries is 64 every cycle, in every lookup.
+    pub const VALID: usize = 128;
+}
+
+/// Entry `n` of a `route_table`: bit 2 valid, bits 1:0 the port.
+pub fn route_entry(table: &Bits<192>, n: usize) -> u64 {
+    [
+        RouteConfig::PORT_LO,
+        RouteConfig::PORT_HI,
+        RouteConfig::VALID,
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, plane)| u64::from(table.get_bit(plane + n)) << i)
+    .sum()
+}
+
+/// `table` with entry `n` set to `entry` (bit 2 valid, bits 1:0 the port).
+pub fn with_route_entry(mut table: Bits<192>, n: usize, entry: u64) -> Bits<192> {
+    for (i, plane) in [
+        RouteConfig::PORT_LO,
+        RouteConfig::PORT_HI,
+        RouteConfig::VALID,
+    ]
+    .iter()
+    .enumerate()
+    {
+        table = table.replace_bit(plane + n, entry >> i & 1 == 1);
+    }
+    table
 }
 
 /// What an ingress port is: its index, its role, and (at N) its BAR decoding.
