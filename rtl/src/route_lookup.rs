@@ -48,13 +48,10 @@ pub struct RouteLookup {
     port_lo: Signal<Local, Bits<64>>,
     port_hi: Signal<Local, Bits<64>>,
     valid: Signal<Local, Bits<64>>,
-    /// Bit n: node n's entry names a port in `port_ok`.
-    reach: Signal<Local, Bits<64>>,
-    /// Bit n: `ROUTE[n]` is valid and its port in `port_ok`. Made from the configuration
-    /// before the address picks a node, so that the address's way is the pick alone.
-    usable: Signal<Local, Bits<64>>,
-    /// At the address's node: bit 2 `usable`, bits 1:0 the port.
+    /// `ROUTE[node]`, picked from the planes: bit 2 valid, bits 1:0 the port.
     entry: Signal<Local, Bits<3>>,
+    /// The port `entry` names is in `port_ok`.
+    entry_port_ok: Signal<Local, Bit>,
 }
 
 impl Logic for RouteLookup {
@@ -68,34 +65,22 @@ impl Logic for RouteLookup {
                 self.port_ok.next = self.routes.port_ready.val().replace_bit(p, false);
             }
         }
-        // Whole planes at once (each a few word operations in a simulator), not a loop
-        // over the 64 entries.
         self.port_lo.next = self.routes.route_table.val().get_bits::<64>(0);
         self.port_hi.next = self.routes.route_table.val().get_bits::<64>(64);
         self.valid.next = self.routes.route_table.val().get_bits::<64>(128);
-        self.reach.next = 0.into();
-        if self.port_ok.val().get_bit(0) {
-            self.reach.next = self.reach.val() | (!self.port_hi.val() & !self.port_lo.val());
-        }
-        if self.port_ok.val().get_bit(1) {
-            self.reach.next = self.reach.val() | (!self.port_hi.val() & self.port_lo.val());
-        }
-        if self.port_ok.val().get_bit(2) {
-            self.reach.next = self.reach.val() | (self.port_hi.val() & !self.port_lo.val());
-        }
-        if self.port_ok.val().get_bit(3) {
-            self.reach.next = self.reach.val() | (self.port_hi.val() & self.port_lo.val());
-        }
-        self.usable.next = self.valid.val() & self.reach.val();
-        // The node's bits: a shift of each plane, which synthesis makes a 64-way pick on
-        // the address's node bits (three levels of 6-input LUTs).
+        // The node's entry: a shift of each plane, which synthesis makes a 64-way pick on
+        // the address's node bits (three levels of 6-input LUTs); then whether its port
+        // is usable, a 4-way pick on the entry's port bits. The link-up and ingress
+        // inputs reach the decision in that last pick, not ahead of the 64-way one.
         self.entry.next = 0.into();
         self.entry.next = self
             .entry
             .val()
             .replace_bit(0, ((self.port_lo.val() >> self.node.val()) & 1) != 0)
             .replace_bit(1, ((self.port_hi.val() >> self.node.val()) & 1) != 0)
-            .replace_bit(2, ((self.usable.val() >> self.node.val()) & 1) != 0);
+            .replace_bit(2, ((self.valid.val() >> self.node.val()) & 1) != 0);
+        self.entry_port_ok.next =
+            ((self.port_ok.val() >> self.entry.val().get_bits::<2>(0)) & 1) != 0;
         self.ok.next = false;
         self.dest.next = 4.into();
         if self.node.val() == self.routes.node_id.val() {
@@ -105,7 +90,7 @@ impl Logic for RouteLookup {
                 self.ok.next = self.routes.port_ready.val().get_bit(0);
                 self.dest.next = 0.into();
             }
-        } else if self.entry.val().get_bit(2) {
+        } else if self.entry.val().get_bit(2) && self.entry_port_ok.val() {
             self.ok.next = true;
             self.dest.next = bit_cast::<3, 2>(self.entry.val().get_bits::<2>(0));
         }
