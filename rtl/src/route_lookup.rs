@@ -101,7 +101,7 @@ impl Logic for RouteLookup {
 mod tests {
     use super::*;
     use crate::harness::Lcg;
-    use crate::router::with_route_entry;
+    use crate::router::route_table;
     use peach2_regmap::address::Target;
 
     /// The table above, written out, against the block on random routes and addresses.
@@ -113,12 +113,7 @@ mod tests {
         for _ in 0..3000 {
             let node_id = rng.below(MAX_NODES as u64);
             let entries: Vec<u64> = (0..MAX_NODES).map(|_| rng.below(8)).collect();
-            let table = entries
-                .iter()
-                .enumerate()
-                .fold(Bits::<192>::default(), |t, (n, &e)| {
-                    with_route_entry(t, n, e)
-                });
+            let table = route_table(entries.iter().copied().enumerate());
             let ready = rng.below(16);
             // Half the addresses to this node, to reach its targets often.
             let node = if rng.below(2) == 0 {

@@ -7,7 +7,7 @@ use pcie_model::{Addr, Bdf, CplStatus, Tag, Tlp};
 use peach2_regmap::address::{
     BASE_SHIFT, GLOBAL_BASE, GLOBAL_BASE_HI, MAX_NODES, NODE_SHIFT, TARGET_SHIFT,
 };
-use peach2_rtl::router::{with_route_entry, RouteAction, Router};
+use peach2_rtl::router::{route_table, RouteAction, Router};
 use peach2_rtl::rust_hdl::prelude::*;
 use proptest::prelude::*;
 
@@ -110,14 +110,12 @@ fn decide_bytes(r: &mut Router, bytes: &[u8], c: &Cfg) -> Decision {
     r.port.port_index.next = c.port.into();
     r.port.role_rc.next = c.role_rc;
     r.routes.node_id.next = c.node_id.into();
-    let table = c
-        .routes
-        .iter()
-        .enumerate()
-        .fold(Bits::<192>::default(), |t, (n, e)| {
-            with_route_entry(t, n, e.map_or(0, |p| 4 | p))
-        });
-    r.routes.route_table.next = table;
+    r.routes.route_table.next = route_table(
+        c.routes
+            .iter()
+            .enumerate()
+            .map(|(n, e)| (n, e.map_or(0, |p| 4 | p))),
+    );
     r.routes.port_ready.next = c.port_ready.into();
     r.port.bar0_enable.next = c.bar0_enable;
     r.port.bar0_base.next = c.bar0_base.into();

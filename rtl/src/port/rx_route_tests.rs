@@ -3,10 +3,9 @@
 
 use super::rx_route::RxRoute;
 use crate::harness::{packet_beats, Lcg, Stepper, StreamDriver, StreamMonitor, TestBeat};
-use crate::router::with_route_entry;
+use crate::router::route_table;
 use crate::stream::{PORT_E, PORT_INTERNAL, PORT_N};
 use peach2_regmap::address::{GlobalAddr, Target, BASE_SHIFT, GLOBAL_SIZE, TARGET_SHIFT};
-use rust_hdl::prelude::Bits;
 
 const BAR0: u32 = 0xF7A0_0000;
 /// BAR2's base, address bits 63:42, where the reference host puts it.
@@ -53,12 +52,7 @@ impl Bench {
         u.port.role_rc.next = false;
         u.routes.node_id.next = 3.into();
         // Node 2 via E, node 4 via W, node 7 via N (a loop back to the host: refused at N).
-        let table = [(2, 0b101), (4, 0b110), (7, 0b100)]
-            .iter()
-            .fold(Bits::<192>::default(), |t, &(n, e)| {
-                with_route_entry(t, n, e)
-            });
-        u.routes.route_table.next = table;
+        u.routes.route_table.next = route_table([(2, 0b101), (4, 0b110), (7, 0b100)]);
         u.routes.port_ready.next = 0b1111.into();
         u.port.bar0_enable.next = port == PORT_N;
         u.port.bar0_base.next = u64::from(BAR0 >> 16).into();

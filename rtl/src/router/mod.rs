@@ -60,7 +60,7 @@ pub struct RouteConfig {
     /// This node's id.
     pub node_id: Signal<In, Bits<6>>,
     /// Routing table, `ROUTE[0..63]` in three planes of one bit per node (see
-    /// [`RouteConfig::PORT_LO`]); [`route_entry`] and [`with_route_entry`] read and write it.
+    /// [`RouteConfig::PORT_LO`]); [`route_entry`] reads it and [`route_table`] makes one.
     pub route_table: Signal<In, Bits<192>>,
     /// Per-port link ready (bit p for port p).
     pub port_ready: Signal<In, Bits<4>>,
@@ -75,32 +75,27 @@ impl RouteConfig {
     /// lookup takes a node's bits by shifting a plane: one operation per plane in a
     /// simulator, where a loop over the entries is 64 every cycle, in every lookup.
     pub const VALID: usize = 128;
+    /// The planes in the order of an entry's bits (bit 0, bit 1 of the port; valid).
+    const PLANES: [usize; 3] = [Self::PORT_LO, Self::PORT_HI, Self::VALID];
 }
 
 /// Entry `n` of a `route_table`: bit 2 valid, bits 1:0 the port.
 pub fn route_entry(table: &Bits<192>, n: usize) -> u64 {
-    [
-        RouteConfig::PORT_LO,
-        RouteConfig::PORT_HI,
-        RouteConfig::VALID,
-    ]
-    .iter()
-    .enumerate()
-    .map(|(i, plane)| u64::from(table.get_bit(plane + n)) << i)
-    .sum()
+    RouteConfig::PLANES
+        .iter()
+        .enumerate()
+        .map(|(i, plane)| u64::from(table.get_bit(plane + n)) << i)
+        .sum()
 }
 
-/// `table` with entry `n` set to `entry` (bit 2 valid, bits 1:0 the port).
-pub fn with_route_entry(mut table: Bits<192>, n: usize, entry: u64) -> Bits<192> {
-    for (i, plane) in [
-        RouteConfig::PORT_LO,
-        RouteConfig::PORT_HI,
-        RouteConfig::VALID,
-    ]
-    .iter()
-    .enumerate()
-    {
-        table = table.replace_bit(plane + n, entry >> i & 1 == 1);
+/// A `route_table` with the given `(node, entry)` pairs (bit 2 valid, bits 1:0 the port)
+/// and every other entry invalid.
+pub fn route_table(entries: impl IntoIterator<Item = (usize, u64)>) -> Bits<192> {
+    let mut table = Bits::<192>::default();
+    for (n, entry) in entries {
+        for (i, plane) in RouteConfig::PLANES.iter().enumerate() {
+            table = table.replace_bit(plane + n, entry >> i & 1 == 1);
+        }
     }
     table
 }
