@@ -65,7 +65,6 @@ impl Logic for ChannelOffers {
         self.rd.addr.next = self.data.rd_addr.val();
         self.rd.len_dw.next = self.data.rd_n.val();
         self.rd.tag.next = self.data_tag_base.val() | bit_cast::<8, 3>(self.issue_idx.val());
-        self.rd.pos.next = self.data.rd_pos.val();
         self.rd.end.next = self.data.rd_end.val();
         self.wr.valid.next = false;
         self.wr.imm.next = false;
@@ -85,7 +84,6 @@ impl Logic for ChannelOffers {
                 self.rd.addr.next = self.cur.val();
                 self.rd.len_dw.next = 8.into();
                 self.rd.tag.next = self.desc_tag.val();
-                self.rd.pos.next = 0.into();
                 self.rd.end.next = 8.into();
             }
             ChanState::Run => {
@@ -131,8 +129,8 @@ mod tests {
     use crate::verilog::checks::lint_verilog;
     use crate::verilog::export::block_verilog;
 
-    /// A read request as (valid, addr, len_dw, tag, pos, end).
-    type Read = (bool, u64, u64, u64, u64, u64);
+    /// A read request as (valid, addr, len_dw, tag, end).
+    type Read = (bool, u64, u64, u64, u64);
     /// A write request as (valid, imm, addr, len_dw, pos, dest, value).
     type Write = (bool, bool, u64, u64, u64, u64, u64);
 
@@ -151,7 +149,6 @@ mod tests {
                 rng.chance(0.5),
                 rng.next_u64(),
                 1 + rng.below(128),
-                rng.below(1 << 16),
                 rng.below(1 << 16),
             );
             let data_wr = (
@@ -178,8 +175,7 @@ mod tests {
             uut.data.rd_want.next = data_rd.0;
             uut.data.rd_addr.next = data_rd.1.into();
             uut.data.rd_n.next = data_rd.2.into();
-            uut.data.rd_pos.next = data_rd.3.into();
-            uut.data.rd_end.next = data_rd.4.into();
+            uut.data.rd_end.next = data_rd.3.into();
             uut.data.wr_want.next = data_wr.0;
             uut.data.wr_addr.next = data_wr.1.into();
             uut.data.wr_n.next = data_wr.2.into();
@@ -196,16 +192,8 @@ mod tests {
             uut.wr.done.next = wr_done;
             assert!(simulate(&mut uut, 100), "settles");
 
-            let data_read = |valid| -> Read {
-                (
-                    valid,
-                    data_rd.1,
-                    data_rd.2,
-                    base | idx,
-                    data_rd.3,
-                    data_rd.4,
-                )
-            };
+            let data_read =
+                |valid| -> Read { (valid, data_rd.1, data_rd.2, base | idx, data_rd.3) };
             let data_write = |valid| -> Write {
                 (
                     valid, false, data_wr.1, data_wr.2, data_wr.3, data_wr.4, end.3,
@@ -215,7 +203,7 @@ mod tests {
             let end_first = state == ChanState::Run && end.0;
             seen_end_first += usize::from(end_first);
             let (read, write) = match state {
-                ChanState::FetchHost => ((true, cur, 8, desc_tag, 0, 8), data_write(false)),
+                ChanState::FetchHost => ((true, cur, 8, desc_tag, 8), data_write(false)),
                 ChanState::Run if end_first => (data_read(data_rd.0), end_write),
                 ChanState::Run => (data_read(data_rd.0), data_write(data_wr.0)),
                 ChanState::Immediate => (
@@ -231,7 +219,6 @@ mod tests {
                 r.addr.val().to_u64(),
                 r.len_dw.val().to_u64(),
                 r.tag.val().to_u64(),
-                r.pos.val().to_u64(),
                 r.end.val().to_u64(),
             );
             assert_eq!(got_read, read, "round {round}: {state:?}'s read");

@@ -3,10 +3,11 @@
 //! what the read still expects, and where its first payload DW goes. Combinational; the
 //! reassembly stage around it owns the tag table and the busy bits it reads.
 //!
-//! A data read's entry (`tag_table`) gives the ring position of its first DW, its length
-//! and the DWs still to come; a descriptor fetch is 8 DWs into the channel's descriptor
-//! from DW 0, with `d_rem` still to come. The offset of a completion inside its read is
-//! `read length - byte count`, so its payload starts at `start + length - byte count`.
+//! A data read's entry (`tag_table`) gives the ring position one past its last DW (its
+//! end), its length and the DWs still to come; a descriptor fetch is 8 DWs into the
+//! channel's descriptor from DW 0 (its end is 8), with the channel's fetch count still
+//! to come. The byte count is what the read still expects, this completion included, so
+//! the completion's payload starts at `end - byte count`.
 
 use super::tag_class::TagClass;
 use rust_hdl::prelude::*;
@@ -16,8 +17,8 @@ use rust_hdl::prelude::*;
 pub struct CplHeader<const C: usize, const CB: usize> {
     /// The beat on the input (its header DWs, if it is a header beat).
     pub data: Signal<In, Bits<128>>,
-    /// The tag table's entry at [`Self::tag`]: ring position of the read's first DW.
-    pub lookup_start: Signal<In, Bits<16>>,
+    /// The tag table's entry at [`Self::tag`]: ring position one past the read's last DW.
+    pub lookup_end: Signal<In, Bits<16>>,
     /// The entry's read length in DWs.
     pub lookup_len: Signal<In, Bits<8>>,
     /// The entry's DWs still to come, as the table holds them.
@@ -30,8 +31,13 @@ pub struct CplHeader<const C: usize, const CB: usize> {
     pub pending_rem: Signal<In, Bits<8>>,
     /// Per channel, per data tag k (`8c + k`): a read is outstanding.
     pub t_busy: [Signal<In, Bits<8>>; C],
-    /// Per channel: DWs of its descriptor fetch still to come.
-    pub d_rem: [Signal<In, Bits<8>>; C],
+    /// Per channel: DWs of its descriptor fetch still to come, as the fetches' registers
+    /// hold them.
+    pub d_stored: [Signal<In, Bits<8>>; C],
+    /// Per channel: a fetch's count write lands this cycle (readers see it as written).
+    pub d_pending: Signal<In, Bits<C>>,
+    /// Its count.
+    pub d_pending_rem: Signal<In, Bits<8>>,
     /// Per channel: a descriptor fetch is outstanding.
     pub d_busy: Signal<In, Bits<C>>,
     /// The header's tag (the tag table's lookup address).
@@ -66,10 +72,8 @@ pub struct CplHeader<const C: usize, const CB: usize> {
     good_status: Signal<Local, Bit>,
     /// The tag's channel's busy bits, shifted so that the tag's is bit 0.
     busy_at_tag: Signal<Local, Bits<8>>,
-    /// Ring position of the read's first DW.
-    start: Signal<Local, Bits<16>>,
-    /// DWs of the whole read.
-    total: Signal<Local, Bits<16>>,
+    /// The byte count in DWs plus 3: what the header beat's lane 0 is before the end.
+    bc_dw3: Signal<Local, Bits<16>>,
     /// The read is outstanding.
     busy: Signal<Local, Bit>,
     /// The pending count write is this tag's.
@@ -82,12 +86,25 @@ pub struct CplHeader<const C: usize, const CB: usize> {
     fits_table: Signal<Local, Bit>,
     /// ... with the pending write's.
     fits_pending: Signal<Local, Bit>,
-    /// The tag's channel's descriptor fetch count.
-    desc_rem: Signal<Local, Bits<8>>,
+    /// The pending fetch count write is the tag's channel's.
+    desc_pending: Signal<Local, Bit>,
+    /// The tag's channel's descriptor fetch count, as its register holds it.
+    desc_stored: Signal<Local, Bits<8>>,
     /// ... less the header's length.
+    desc_stored_less: Signal<Local, Bits<8>>,
+    /// The length fits that count (compared with each channel's before the choice, as
+    /// `fits_rem`).
+    desc_stored_fits: Signal<Local, Bit>,
+    /// The length fits the pending fetch count write's.
+    desc_pending_fits: Signal<Local, Bit>,
+    /// The tag's channel's descriptor fetch count, as readers see it.
+    desc_rem: Signal<Local, Bits<8>>,
+    /// ... less the header's length: from the register's or the pending write's count,
+    /// each subtracted before the choice, as `rem_less`.
     desc_less: Signal<Local, Bits<8>>,
-    /// The length fits the tag's channel's descriptor fetch count (compared with each
-    /// channel's count before the choice, as `fits_rem`).
+    /// The length fits the tag's channel's descriptor fetch count: compared with the
+    /// register's and the pending write's before the choice, as `fits_rem`, so that the
+    /// pending count (a choice itself) meets the decision at its end.
     desc_fits: Signal<Local, Bit>,
     /// The header's length, mod 256 (what `rem_less` subtracts).
     len8: Signal<Local, Bits<8>>,
@@ -102,14 +119,16 @@ impl<const C: usize, const CB: usize> CplHeader<C, CB> {
     pub fn new() -> Self {
         Self {
             data: Default::default(),
-            lookup_start: Default::default(),
+            lookup_end: Default::default(),
             lookup_len: Default::default(),
             lookup_rem: Default::default(),
             pending: Default::default(),
             pending_key: Default::default(),
             pending_rem: Default::default(),
             t_busy: array_init::array_init(|_| Default::default()),
-            d_rem: array_init::array_init(|_| Default::default()),
+            d_stored: array_init::array_init(|_| Default::default()),
+            d_pending: Default::default(),
+            d_pending_rem: Default::default(),
             d_busy: Default::default(),
             tag: Default::default(),
             len: Default::default(),
@@ -124,13 +143,17 @@ impl<const C: usize, const CB: usize> CplHeader<C, CB> {
             tag_class: TagClass::new(),
             good_status: Default::default(),
             busy_at_tag: Default::default(),
-            start: Default::default(),
-            total: Default::default(),
+            bc_dw3: Default::default(),
             busy: Default::default(),
             pending_hit: Default::default(),
             fits_rem: Default::default(),
             fits_table: Default::default(),
             fits_pending: Default::default(),
+            desc_pending: Default::default(),
+            desc_stored: Default::default(),
+            desc_stored_less: Default::default(),
+            desc_stored_fits: Default::default(),
+            desc_pending_fits: Default::default(),
             desc_rem: Default::default(),
             desc_less: Default::default(),
             desc_fits: Default::default(),
@@ -166,36 +189,47 @@ impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
 
         // What the tag's read expects: its channel's busy bits and descriptor fetch.
         self.busy_at_tag.next = 0.into();
-        self.desc_rem.next = 0.into();
-        self.desc_less.next = 0.into();
-        self.desc_fits.next = false;
+        self.desc_pending.next = false;
+        self.desc_stored.next = 0.into();
+        self.desc_stored_less.next = 0.into();
+        self.desc_stored_fits.next = false;
         self.desc_busy.next = false;
         for c in 0..C {
             if self.tag_class.chan.val().index() == c {
                 self.busy_at_tag.next =
                     self.t_busy[c].val() >> bit_cast::<8, 3>(self.tag_class.index.val());
-                self.desc_rem.next = self.d_rem[c].val();
-                self.desc_less.next = self.d_rem[c].val() - self.len8.val();
-                self.desc_fits.next = (self.len.val().get_bits::<3>(8) == 0)
-                    && (self.len8.val() <= self.d_rem[c].val());
+                self.desc_pending.next = self.d_pending.val().get_bit(c);
+                self.desc_stored.next = self.d_stored[c].val();
+                self.desc_stored_less.next = self.d_stored[c].val() - self.len8.val();
+                self.desc_stored_fits.next = self.len8.val() <= self.d_stored[c].val();
                 self.desc_busy.next = self.d_busy.val().get_bit(c);
             }
+        }
+        self.desc_pending_fits.next = self.len8.val() <= self.d_pending_rem.val();
+        self.desc_rem.next = self.desc_stored.val();
+        self.desc_less.next = self.desc_stored_less.val();
+        self.desc_fits.next = (self.len.val().get_bits::<3>(8) == 0) && self.desc_stored_fits.val();
+        if self.desc_pending.val() {
+            self.desc_rem.next = self.d_pending_rem.val();
+            self.desc_less.next = self.d_pending_rem.val() - self.len8.val();
+            self.desc_fits.next =
+                (self.len.val().get_bits::<3>(8) == 0) && self.desc_pending_fits.val();
         }
         self.pending_hit.next =
             self.pending.val() && (self.pending_key.val() == self.data.val().get_bits::<8>(72));
         self.fits_table.next = self.len.val() <= bit_cast::<11, 8>(self.lookup_rem.val());
         self.fits_pending.next = self.len.val() <= bit_cast::<11, 8>(self.pending_rem.val());
-        self.start.next = 0.into();
-        // A descriptor fetch: 8 DWs into the channel's descriptor, from its DW 0.
-        self.total.next = 8.into();
+        // The header beat's lane 0 from the read's end, subtracted before the choice of
+        // the end (a descriptor fetch's is its DW 8), as `rem_less`.
+        self.bc_dw3.next = self.bc_dw.val() + 3;
+        self.lane0.next = 8 - self.bc_dw3.val();
         self.rem.next = 0.into();
         self.rem_less.next = 0.into();
         self.busy.next = false;
         self.fits_rem.next = false;
         self.bc_fits.next = self.bc_dw.val() <= 8;
         if self.tag_class.is_data.val() {
-            self.start.next = self.lookup_start.val();
-            self.total.next = bit_cast::<16, 8>(self.lookup_len.val());
+            self.lane0.next = self.lookup_end.val() - self.bc_dw3.val();
             self.busy.next = self.busy_at_tag.val().get_bit(0);
             self.bc_fits.next = self.bc_dw.val() <= bit_cast::<16, 8>(self.lookup_len.val());
             self.rem.next = self.lookup_rem.val();
@@ -224,7 +258,6 @@ impl<const C: usize, const CB: usize> Logic for CplHeader<C, CB> {
             && self.bc_fits.val()
             && (bit_cast::<16, 11>(self.len.val()) <= self.bc_dw.val())
             && self.fits_rem.val();
-        self.lane0.next = self.start.val() + (self.total.val() - self.bc_dw.val() - 3);
     }
 }
 
@@ -242,7 +275,10 @@ mod tests {
         /// A count write pending: its tag and count.
         pending: Option<(u64, u64)>,
         t_busy: Vec<u64>,
-        d_rem: Vec<u64>,
+        /// Per channel: its fetch count as the registers hold it.
+        d_stored: Vec<u64>,
+        /// A fetch count write pending: its channel and count.
+        d_pending: Option<(u64, u64)>,
         d_busy: u64,
     }
 
@@ -297,7 +333,8 @@ mod tests {
                 rem: table_rem,
                 pending,
                 t_busy: (0..C).map(|_| rng.below(256)).collect(),
-                d_rem: (0..C).map(|_| rng.below(9)).collect(),
+                d_stored: (0..C).map(|_| rng.below(9)).collect(),
+                d_pending: rng.chance(0.3).then(|| (rng.below(c), rng.below(9))),
                 d_busy: rng.below(1 << C),
             }
         }
@@ -320,7 +357,11 @@ mod tests {
                 (self.start, self.len, rem, busy)
             } else if is_desc {
                 let busy = self.d_busy >> chan & 1 == 1;
-                (0, 8, self.d_rem[chan as usize], busy)
+                let rem = match self.d_pending {
+                    Some((c, rem)) if c == chan => rem,
+                    _ => self.d_stored[chan as usize],
+                };
+                (0, 8, rem, busy)
             } else {
                 (0, 8, 0, false)
             };
@@ -345,7 +386,7 @@ mod tests {
         for _ in 0..3000 {
             let case = Case::random::<C>(&mut rng);
             uut.data.next = bits128(case.data);
-            uut.lookup_start.next = case.start.into();
+            uut.lookup_end.next = ((case.start + case.len) & 0xFFFF).into();
             uut.lookup_len.next = case.len.into();
             uut.lookup_rem.next = case.rem.into();
             let (key, rem) = case.pending.unwrap_or((rng.below(256), rng.below(256)));
@@ -354,8 +395,12 @@ mod tests {
             uut.pending_rem.next = rem.into();
             for c in 0..C {
                 uut.t_busy[c].next = case.t_busy[c].into();
-                uut.d_rem[c].next = case.d_rem[c].into();
+                uut.d_stored[c].next = case.d_stored[c].into();
             }
+            let (chan, rem) = case.d_pending.unwrap_or((0, rng.below(256)));
+            let d_pending = case.d_pending.map_or(0, |_| 1 << chan);
+            uut.d_pending.next = d_pending.into();
+            uut.d_pending_rem.next = rem.into();
             uut.d_busy.next = case.d_busy.into();
             assert!(simulate(&mut uut, 100), "settles");
             let (is_data, is_desc, chan, known, ok, base, rem) = case.expected(C as u64);

@@ -36,8 +36,8 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     pub cpl: TlpSink,
     /// The input beat's tag field, where the tag table is read.
     pub tag: Signal<Out, Bits<8>>,
-    /// The table's entry there: the read's first DW's ring position.
-    pub lookup_start: Signal<In, Bits<16>>,
+    /// The table's entry there: the read's end ring position (one past its last DW).
+    pub lookup_end: Signal<In, Bits<16>>,
     /// Its length in DWs.
     pub lookup_len: Signal<In, Bits<8>>,
     /// Its DWs still to come, as the table holds them.
@@ -50,8 +50,15 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     pub pending_rem: Signal<In, Bits<8>>,
     /// Per channel: its outstanding data tags (bit k: tag `8c + k`).
     pub t_busy: [Signal<In, Bits<8>>; C],
-    /// Per channel: its descriptor fetch's DWs still to come.
+    /// Per channel: its descriptor fetch's DWs still to come (with a pending write's).
     pub d_rem: [Signal<In, Bits<8>>; C],
+    /// ... as the fetches' registers hold them (the header's checks take a pending
+    /// write's count on their own, at the end of the checks).
+    pub d_stored: [Signal<In, Bits<8>>; C],
+    /// Per channel: a fetch count write lands this cycle.
+    pub d_pending: Signal<In, Bits<C>>,
+    /// Its count.
+    pub d_pending_rem: Signal<In, Bits<8>>,
     /// Per channel: a descriptor fetch is outstanding.
     pub d_busy: Signal<In, Bits<C>>,
     /// Write a data read's count (its tag's) next cycle: a completion's header (the
@@ -134,7 +141,7 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             reset: Default::default(),
             cpl: Default::default(),
             tag: Default::default(),
-            lookup_start: Default::default(),
+            lookup_end: Default::default(),
             lookup_len: Default::default(),
             lookup_rem: Default::default(),
             pending: Default::default(),
@@ -142,6 +149,9 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             pending_rem: Default::default(),
             t_busy: array_init::array_init(|_| Default::default()),
             d_rem: array_init::array_init(|_| Default::default()),
+            d_stored: array_init::array_init(|_| Default::default()),
+            d_pending: Default::default(),
+            d_pending_rem: Default::default(),
             d_busy: Default::default(),
             count_data: Default::default(),
             count_desc: Default::default(),
@@ -197,7 +207,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         // `progress` holds), so the read address does not wait for the state.
         self.header.data.next = self.cpl.data.val();
         self.tag.next = self.header.tag.val();
-        self.header.lookup_start.next = self.lookup_start.val();
+        self.header.lookup_end.next = self.lookup_end.val();
         self.header.lookup_len.next = self.lookup_len.val();
         self.header.lookup_rem.next = self.lookup_rem.val();
         self.header.pending.next = self.pending.val();
@@ -205,8 +215,10 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         self.header.pending_rem.next = self.pending_rem.val();
         for c in 0..C {
             self.header.t_busy[c].next = self.t_busy[c].val();
-            self.header.d_rem[c].next = self.d_rem[c].val();
+            self.header.d_stored[c].next = self.d_stored[c].val();
         }
+        self.header.d_pending.next = self.d_pending.val();
+        self.header.d_pending_rem.next = self.d_pending_rem.val();
         self.header.d_busy.next = self.d_busy.val();
 
         // The completion in progress.

@@ -95,6 +95,7 @@ fn completions_land_and_count_under_random_idle() {
                 .sum();
             u.t_busy[c].next = busy.into();
             u.d_rem[c].next = desc[c].map_or(0, |r| r.rem).into();
+            u.d_stored[c].next = desc[c].map_or(0, |r| r.rem).into();
         }
         let d_busy: u64 = (0..C).filter(|&c| desc[c].is_some()).map(|c| 1 << c).sum();
         u.d_busy.next = d_busy.into();
@@ -107,7 +108,7 @@ fn completions_land_and_count_under_random_idle() {
             rem: 0,
         });
         let u = &mut s.uut;
-        u.lookup_start.next = entry.start.into();
+        u.lookup_end.next = ((entry.start + entry.len) & 0xFFFF).into();
         u.lookup_len.next = entry.len.into();
         u.lookup_rem.next = entry.rem.into();
         s.settle();

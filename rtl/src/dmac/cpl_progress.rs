@@ -179,6 +179,14 @@ impl<const C: usize, const CB: usize> Logic for CplProgress<C, CB> {
         self.rem.next = self.q_rem.q.val();
         self.plen8.next = self.q_plen.q.val().get_bits::<8>(0);
         self.less.next = self.q_rem.q.val() - self.plen8.val();
+        // A payload beat of a descriptor fetch: its count is the channel's.
+        for c in 0..C {
+            if self.q_desc.q.val() && (self.q_chan.q.val().index() == c) {
+                self.rem.next = self.d_rem[c].val();
+                self.less.next = self.d_rem[c].val() - self.plen8.val();
+            }
+        }
+        // The header's fields last: they are the deepest (the tag's lookup and checks).
         if self.state.q.val() == IntakeState::Header {
             self.lane0.next = self.h_lane0.val();
             self.bidx.next = 0.into();
@@ -188,15 +196,6 @@ impl<const C: usize, const CB: usize> Logic for CplProgress<C, CB> {
             self.tag.next = self.h_tag.val();
             self.rem.next = self.h_rem.val();
             self.less.next = self.h_rem_less.val();
-        }
-        for c in 0..C {
-            if (self.state.q.val() == IntakeState::Data)
-                && self.q_desc.q.val()
-                && (self.q_chan.q.val().index() == c)
-            {
-                self.rem.next = self.d_rem[c].val();
-                self.less.next = self.d_rem[c].val() - self.plen8.val();
-            }
         }
 
         // Registered at the header; the DW index steps every beat.

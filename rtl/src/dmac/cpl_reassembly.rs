@@ -58,8 +58,6 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     pub issue_valid: Signal<In, Bit>,
     /// Tag of the read issued.
     pub issue_tag: Signal<In, Bits<8>>,
-    /// Ring position of its first DW.
-    pub issue_pos: Signal<In, Bits<16>>,
     /// Its length in DWs.
     pub issue_len_dw: Signal<In, Bits<8>>,
     /// Ring position one past its last DW (the channel's cursor keeps it in a register).
@@ -124,7 +122,6 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             cpl: Default::default(),
             issue_valid: Default::default(),
             issue_tag: Default::default(),
-            issue_pos: Default::default(),
             issue_len_dw: Default::default(),
             chan_reset: Default::default(),
             avail: array_init::array_init(|_| Default::default()),
@@ -191,7 +188,7 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         // The read a header names, as the table and the counts say now: last cycle's
         // completion's count is written now and read as if written last cycle.
         self.tags.lookup_tag.next = self.intake.tag.val();
-        self.intake.lookup_start.next = self.tags.lookup_start.val();
+        self.intake.lookup_end.next = self.tags.lookup_end.val();
         self.intake.lookup_len.next = self.tags.lookup_len.val();
         self.intake.lookup_rem.next = self.tags.lookup_rem.val();
         self.intake.pending.next = self.count.pending.val();
@@ -200,7 +197,10 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         for c in 0..C {
             self.intake.t_busy[c].next = self.order[c].busy.val();
             self.intake.d_rem[c].next = self.fetches.rem[c].val();
+            self.intake.d_stored[c].next = self.fetches.stored[c].val();
         }
+        self.intake.d_pending.next = self.fetches.pending.val();
+        self.intake.d_pending_rem.next = self.fetches.pending_rem.val();
         self.intake.d_busy.next = self.fetches.busy.val();
 
         // What the completion leaves of its read's count, written next cycle.
@@ -218,7 +218,6 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
         self.i_class.tag.next = self.issue_tag.val();
         self.tags.issue.next = self.issue_valid.val() && self.i_class.is_data.val();
         self.tags.issue_tag.next = self.issue_tag.val();
-        self.tags.issue_start.next = self.issue_pos.val();
         self.tags.issue_end.next = self.issue_end.val();
         self.tags.issue_rem.next = self.issue_len_dw.val();
         self.fetches.issue.next = self.issue_valid.val() && self.i_class.is_desc.val();

@@ -268,7 +268,6 @@ fn new_read(rng: &mut Lcg, tag: u64, start: u64, len: u64) -> Read {
 fn issue(u: &mut CplReassembly<C, 2>, tag: u64, start: u64, len: u64) {
     u.issue_valid.next = true;
     u.issue_tag.next = tag.into();
-    u.issue_pos.next = start.into();
     u.issue_len_dw.next = len.into();
     u.issue_end.next = ((start + len) & 0xFFFF).into();
 }

@@ -149,7 +149,6 @@ impl Logic for DataCursors {
             && !self.cpl_error.val();
         self.offer.rd_addr.next = self.rd.addr.val();
         self.offer.rd_n.next = self.rd.n.val();
-        self.offer.rd_pos.next = self.rd.pos.val();
         self.offer.rd_end.next = self.rd.end_pos.val();
         self.offer.wr_addr.next = self.wr.addr.val();
         self.offer.wr_pos.next = self.wr.pos.val();
@@ -248,7 +247,7 @@ mod tests {
                 let r = [
                     u.offer.rd_addr.val().to_u64(),
                     u.offer.rd_n.val().to_u64(),
-                    u.offer.rd_pos.val().to_u64(),
+                    (u.offer.rd_end.val().to_u64() + RING - u.offer.rd_n.val().to_u64()) % RING,
                 ];
                 let past = (r[2] + r[1]) % RING;
                 assert!(

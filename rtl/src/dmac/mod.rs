@@ -361,7 +361,6 @@ impl<const C: usize, const CB: usize> Logic for Dmac<C, CB> {
         self.reasm.chan_reset.next = self.v_reset.val();
         self.reasm.issue_valid.next = self.read_req.issue_valid.val();
         self.reasm.issue_tag.next = self.read_req.issue_tag.val();
-        self.reasm.issue_pos.next = self.read_req.issue_pos.val();
         self.reasm.issue_len_dw.next = self.read_req.issue_len_dw.val();
         self.reasm.issue_end.next = self.read_req.issue_end.val();
     }

@@ -14,9 +14,7 @@ pub struct DataOffer {
     pub rd_addr: Signal<Out, Bits<64>>,
     /// Its length in DWs.
     pub rd_n: Signal<Out, Bits<8>>,
-    /// Ring position of its first DW.
-    pub rd_pos: Signal<Out, Bits<16>>,
-    /// Ring position one past its last DW (`rd_pos + rd_n`).
+    /// Ring position one past its last DW (its first is `rd_end - rd_n`).
     pub rd_end: Signal<Out, Bits<16>>,
     /// A write can go: a block is left and its data is in the buffer.
     pub wr_want: Signal<Out, Bit>,
@@ -45,8 +43,6 @@ pub struct DataOfferSink {
     pub rd_addr: Signal<In, Bits<64>>,
     /// See [`DataOffer::rd_n`].
     pub rd_n: Signal<In, Bits<8>>,
-    /// See [`DataOffer::rd_pos`].
-    pub rd_pos: Signal<In, Bits<16>>,
     /// See [`DataOffer::rd_end`].
     pub rd_end: Signal<In, Bits<16>>,
     /// See [`DataOffer::wr_want`].

@@ -30,8 +30,6 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     pub issue_valid: Signal<Out, Bit>,
     /// Its tag.
     pub issue_tag: Signal<Out, Bits<8>>,
-    /// Its ring position.
-    pub issue_pos: Signal<Out, Bits<16>>,
     /// Its length in DWs.
     pub issue_len_dw: Signal<Out, Bits<8>>,
     /// Its ring position one past the last DW.
@@ -52,8 +50,6 @@ pub struct ReadReq<const C: usize, const CB: usize> {
     len: Signal<Local, Bits<8>>,
     /// The picked read's tag.
     tag: Signal<Local, Bits<8>>,
-    /// The picked read's ring position.
-    pos: Signal<Local, Bits<16>>,
     /// The picked read's ring position one past its last DW.
     end_pos: Signal<Local, Bits<16>>,
     /// Per channel: its address needs a 4-DW header.
@@ -77,7 +73,6 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             requester_id: Default::default(),
             issue_valid: Default::default(),
             issue_tag: Default::default(),
-            issue_pos: Default::default(),
             issue_len_dw: Default::default(),
             issue_end: Default::default(),
             beat: Default::default(),
@@ -88,7 +83,6 @@ impl<const C: usize, const CB: usize> ReadReq<C, CB> {
             addr: Default::default(),
             len: Default::default(),
             tag: Default::default(),
-            pos: Default::default(),
             end_pos: Default::default(),
             forms: HeaderForms::new(),
             one_each: Default::default(),
@@ -122,7 +116,6 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         self.addr.next = self.chans[0].addr.val();
         self.len.next = self.chans[0].len_dw.val();
         self.tag.next = self.chans[0].tag.val();
-        self.pos.next = self.chans[0].pos.val();
         self.end_pos.next = self.chans[0].end.val();
         self.one_each.next = 0.into();
         for c in 0..C {
@@ -139,7 +132,6 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
                 self.addr.next = self.chans[c].addr.val();
                 self.len.next = self.chans[c].len_dw.val();
                 self.tag.next = self.chans[c].tag.val();
-                self.pos.next = self.chans[c].pos.val();
                 self.end_pos.next = self.chans[c].end.val();
                 self.wide.next = self.forms.four_dw.val().get_bit(c);
                 self.one.next = self.one_each.val().get_bit(c);
@@ -162,7 +154,6 @@ impl<const C: usize, const CB: usize> Logic for ReadReq<C, CB> {
         }
         self.issue_valid.next = self.rr.take.val();
         self.issue_tag.next = self.tag.val();
-        self.issue_pos.next = self.pos.val();
         self.issue_len_dw.next = self.len.val();
         self.issue_end.next = self.end_pos.val();
     }
@@ -224,7 +215,6 @@ mod tests {
                         req.addr.next = r.0.into();
                         req.len_dw.next = r.1.into();
                         req.tag.next = r.2.into();
-                        req.pos.next = r.3.into();
                         req.end.next = ((r.3 + r.1) & 0xFFFF).into();
                     }
                 }
@@ -248,11 +238,10 @@ mod tests {
                     let issued = (
                         u.issue_tag.val().to_u64(),
                         u.issue_len_dw.val().to_u64(),
-                        u.issue_pos.val().to_u64(),
                         u.issue_end.val().to_u64(),
                     );
                     let end = (r.3 + r.1) & 0xFFFF;
-                    assert_eq!(issued, (r.2, r.1, r.3, end), "issue of channel {c}");
+                    assert_eq!(issued, (r.2, r.1, end), "issue of channel {c}");
                     granted.push(r);
                     per_chan[c] += 1;
                 }

@@ -17,9 +17,7 @@ pub struct ReadReqSource {
     pub len_dw: Signal<Out, Bits<8>>,
     /// Tag.
     pub tag: Signal<Out, Bits<8>>,
-    /// Ring position of the read's first DW.
-    pub pos: Signal<Out, Bits<16>>,
-    /// Ring position one past its last DW (`pos + len_dw`).
+    /// Ring position one past its last DW (the completions' payload ends there).
     pub end: Signal<Out, Bits<16>>,
     /// Pulse: the read was taken.
     pub grant: Signal<In, Bit>,
@@ -37,8 +35,6 @@ pub struct ReadReqSink {
     pub len_dw: Signal<In, Bits<8>>,
     /// See [`ReadReqSource::tag`].
     pub tag: Signal<In, Bits<8>>,
-    /// See [`ReadReqSource::pos`].
-    pub pos: Signal<In, Bits<16>>,
     /// See [`ReadReqSource::end`].
     pub end: Signal<In, Bits<16>>,
     /// See [`ReadReqSource::grant`].

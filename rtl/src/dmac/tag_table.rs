@@ -1,7 +1,8 @@
 //! The per-tag table of the DMA's data reads: for each of the `8C` data tags of `C`
-//! channels, the ring position of the read's first DW, of its end, its length and the
-//! DWs still to come. (The length is the end minus the start; the table keeps it so that
-//! a completion's checks do not wait for a subtraction, on the DMA's deepest path.)
+//! channels, the ring position one past the read's last DW (its end), its length and
+//! the DWs still to come. (A completion's payload starts at `end - byte count`; the
+//! table keeps the end, not the start, so that a completion's placement waits for one
+//! subtraction after the lookup, not two, on the DMA's deepest path.)
 //!
 //! An array indexed by tag, with combinational reads: one for the completion being taken,
 //! one per channel for its oldest read's end, and per tag whether its count is 0 (so that
@@ -23,8 +24,8 @@ pub struct TagTable<const C: usize> {
     pub clock: Signal<In, Clock>,
     /// Tag of the completion being taken.
     pub lookup_tag: Signal<In, Bits<8>>,
-    /// Its read's first DW's ring position.
-    pub lookup_start: Signal<Out, Bits<16>>,
+    /// Its read's end ring position.
+    pub lookup_end: Signal<Out, Bits<16>>,
     /// Its read's length in DWs.
     pub lookup_len: Signal<Out, Bits<8>>,
     /// Its read's DWs still to come.
@@ -46,14 +47,10 @@ pub struct TagTable<const C: usize> {
     pub issue: Signal<In, Bit>,
     /// The issued read's tag.
     pub issue_tag: Signal<In, Bits<8>>,
-    /// Its first DW's ring position.
-    pub issue_start: Signal<In, Bits<16>>,
     /// Its end ring position.
     pub issue_end: Signal<In, Bits<16>>,
     /// Its length in DWs.
     pub issue_rem: Signal<In, Bits<8>>,
-    /// Per tag: its read's first DW's ring position.
-    _start: Vec<Bits<16>>,
     /// Per tag: its read's end ring position.
     _end: Vec<Bits<16>>,
     /// Per tag: its read's length in DWs.
@@ -78,7 +75,7 @@ impl<const C: usize> TagTable<C> {
         Self {
             clock: Default::default(),
             lookup_tag: Default::default(),
-            lookup_start: Default::default(),
+            lookup_end: Default::default(),
             lookup_len: Default::default(),
             lookup_rem: Default::default(),
             retire_idx: array_init::array_init(|_| Default::default()),
@@ -89,10 +86,8 @@ impl<const C: usize> TagTable<C> {
             dec_rem: Default::default(),
             issue: Default::default(),
             issue_tag: Default::default(),
-            issue_start: Default::default(),
             issue_end: Default::default(),
             issue_rem: Default::default(),
-            _start: vec![0.into(); Self::TAGS],
             _end: vec![0.into(); Self::TAGS],
             _len: vec![0.into(); Self::TAGS],
             _rem: vec![0.into(); Self::TAGS],
@@ -122,7 +117,6 @@ impl<const C: usize> Logic for TagTable<C> {
             }
             if self.issue.val() {
                 let t = Self::entry(self.issue_tag.val());
-                self._start[t] = self.issue_start.val();
                 self._end[t] = self.issue_end.val();
                 self._len[t] = self.issue_rem.val();
                 self._rem[t] = self.issue_rem.val();
@@ -130,7 +124,7 @@ impl<const C: usize> Logic for TagTable<C> {
             }
         }
         let t = Self::entry(self.lookup_tag.val());
-        self.lookup_start.next = self._start[t];
+        self.lookup_end.next = self._end[t];
         self.lookup_len.next = self._len[t];
         self.lookup_rem.next = self._rem[t];
         for c in 0..C {
@@ -142,7 +136,7 @@ impl<const C: usize> Logic for TagTable<C> {
     }
 
     fn connect(&mut self) {
-        self.lookup_start.connect();
+        self.lookup_end.connect();
         self.lookup_len.connect();
         self.lookup_rem.connect();
         for c in 0..C {
@@ -172,7 +166,6 @@ impl<const C: usize> Logic for TagTable<C> {
         Verilog::Wrapper(Wrapper {
             code: format!(
                 "\
-reg [15:0] t_start[0:{last}];
 reg [15:0] t_end[0:{last}];
 reg [7:0] t_len[0:{last}];
 reg [7:0] t_rem[0:{last}];
@@ -180,14 +173,13 @@ reg t_zero[0:{last}];
 integer i;
 initial begin
     for (i = 0; i < {tags}; i = i + 1) begin
-        t_start[i] = 16'h0;
         t_end[i] = 16'h0;
         t_len[i] = 8'h0;
         t_rem[i] = 8'h0;
         t_zero[i] = 1'b1;
     end
 end
-assign lookup_start = t_start[lookup_tag[{hi}:0]];
+assign lookup_end = t_end[lookup_tag[{hi}:0]];
 assign lookup_len = t_len[lookup_tag[{hi}:0]];
 assign lookup_rem = t_rem[lookup_tag[{hi}:0]];
 {retire}
@@ -197,7 +189,6 @@ always @(posedge clock) begin
         t_zero[dec_tag[{hi}:0]] <= dec_rem == 8'h0;
     end
     if (issue) begin
-        t_start[issue_tag[{hi}:0]] <= issue_start;
         t_end[issue_tag[{hi}:0]] <= issue_end;
         t_len[issue_tag[{hi}:0]] <= issue_rem;
         t_rem[issue_tag[{hi}:0]] <= issue_rem;
@@ -225,8 +216,7 @@ mod tests {
         const TAGS: usize = TagTable::<4>::TAGS;
         let mut s = Stepper::new(TagTable::<4>::new(), |t| &mut t.clock);
         let mut rng = Lcg(5);
-        let (mut start, mut end, mut len, mut rem) =
-            ([0u64; TAGS], [0u64; TAGS], [0u64; TAGS], [0u64; TAGS]);
+        let (mut end, mut len, mut rem) = ([0u64; TAGS], [0u64; TAGS], [0u64; TAGS]);
         for cycle in 0..5_000 {
             let u = &mut s.uut;
             let tag = |rng: &mut Lcg| rng.below(TAGS as u64);
@@ -234,9 +224,8 @@ mod tests {
             let rk: [u64; 4] = std::array::from_fn(|_| rng.below(8));
             let (dec, issue) = (rng.chance(0.3), rng.chance(0.3));
             // Counts of 0 half the time: the zero bits see both.
-            let (dr, is, ie, ir) = (
+            let (dr, ie, ir) = (
                 if rng.chance(0.5) { 0 } else { rng.below(256) },
-                rng.below(1 << 16),
                 rng.below(1 << 16),
                 rng.below(256),
             );
@@ -249,7 +238,6 @@ mod tests {
             u.dec_rem.next = dr.into();
             u.issue.next = issue;
             u.issue_tag.next = it.into();
-            u.issue_start.next = is.into();
             u.issue_end.next = ie.into();
             u.issue_rem.next = ir.into();
             s.settle();
@@ -257,11 +245,11 @@ mod tests {
             let lt = lt as usize;
             assert_eq!(
                 [
-                    u.lookup_start.val().to_u64(),
+                    u.lookup_end.val().to_u64(),
                     u.lookup_len.val().to_u64(),
                     u.lookup_rem.val().to_u64()
                 ],
-                [start[lt], len[lt], rem[lt]],
+                [end[lt], len[lt], rem[lt]],
                 "cycle {cycle}: lookup"
             );
             for (c, &k) in rk.iter().enumerate() {
@@ -287,7 +275,7 @@ mod tests {
             }
             if issue {
                 let it = it as usize;
-                (start[it], end[it], len[it], rem[it]) = (is, ie, ir, ir);
+                (end[it], len[it], rem[it]) = (ie, ir, ir);
             }
         }
     }
