@@ -215,7 +215,7 @@ mod tests {
                 // model forgot with its channel's reset still lands).
                 let write = u.pending.val().get_bit(c);
                 assert!(
-                    write || !landing.is_some_and(|p| p.0 == c),
+                    write || landing.is_none_or(|p| p.0 != c),
                     "cycle {cycle}: pending {c}"
                 );
                 let seen = if write {
