@@ -1,6 +1,10 @@
 //! The RX stage's count of malformed TLPs: one pulse per malformed TLP, however many of
 //! its beats are bad, and one for a packet cut short (by the next `sop` or by link down)
 //! that was not counted already.
+//!
+//! The pulse comes a cycle after the beat that causes it: the beat's verdicts are
+//! registered first, so the count's logic starts at registers, not at the end of the
+//! framing checks and the stage's handshake (a statistic; nothing steers by it).
 
 use rust_hdl::prelude::*;
 
@@ -26,39 +30,74 @@ pub struct RxMalformed {
     /// Link down drops the beat waiting in the first register, a packet cut before it
     /// started here (not with `cut`).
     pub lost: Signal<In, Bit>,
-    /// Pulse: a malformed TLP.
+    /// Pulse: a malformed TLP (a cycle after its beat).
     pub malformed: Signal<Out, Bit>,
     /// The packet in progress was counted malformed already.
     flagged: DFF<Bit>,
+    /// `take`, registered.
+    take_q: DFF<Bit>,
+    /// `sop`, registered.
+    sop_q: DFF<Bit>,
+    /// `eop`, registered.
+    eop_q: DFF<Bit>,
+    /// `bad`, registered.
+    bad_q: DFF<Bit>,
+    /// `in_packet`, registered.
+    in_packet_q: DFF<Bit>,
+    /// `cut`, registered.
+    cut_q: DFF<Bit>,
+    /// `lost`, registered.
+    lost_q: DFF<Bit>,
 }
 
 impl Logic for RxMalformed {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, flagged);
+        dff_setup!(
+            self,
+            clock,
+            flagged,
+            take_q,
+            sop_q,
+            eop_q,
+            bad_q,
+            in_packet_q,
+            cut_q,
+            lost_q
+        );
+        self.take_q.d.next = self.take.val();
+        self.sop_q.d.next = self.sop.val();
+        self.eop_q.d.next = self.eop.val();
+        self.bad_q.d.next = self.bad.val();
+        self.in_packet_q.d.next = self.in_packet.val();
+        self.cut_q.d.next = self.cut.val();
+        self.lost_q.d.next = self.lost.val();
         self.malformed.next = false;
-        if self.take.val() {
-            if self.sop.val() {
+        if self.take_q.q.val() {
+            if self.sop_q.q.val() {
                 // A packet cut short by this sop counts too, unless it was counted.
                 self.malformed.next =
-                    self.bad.val() || (self.in_packet.val() && !self.flagged.q.val());
-                self.flagged.d.next = self.bad.val();
+                    self.bad_q.q.val() || (self.in_packet_q.q.val() && !self.flagged.q.val());
+                self.flagged.d.next = self.bad_q.q.val();
             } else {
-                self.malformed.next = self.bad.val() && !self.flagged.q.val();
-                self.flagged.d.next = self.flagged.q.val() || self.bad.val();
+                self.malformed.next = self.bad_q.q.val() && !self.flagged.q.val();
+                self.flagged.d.next = self.flagged.q.val() || self.bad_q.q.val();
             }
-            if self.eop.val() {
+            if self.eop_q.q.val() {
                 self.flagged.d.next = false;
             }
         }
-        if self.cut.val() {
+        if self.cut_q.q.val() {
             self.malformed.next = !self.flagged.q.val();
             self.flagged.d.next = false;
-        } else if self.lost.val() {
+        } else if self.lost_q.q.val() {
             self.malformed.next = true;
         }
         if self.reset.val() {
             self.flagged.d.next = false;
+            self.take_q.d.next = false;
+            self.cut_q.d.next = false;
+            self.lost_q.d.next = false;
         }
     }
 }
@@ -73,7 +112,7 @@ mod tests {
     /// Random packets of 1 to 6 beats, any beat bad (several in some packets), some
     /// packets cut by the next `sop` or by link down, with random idle cycles: exactly
     /// one pulse per packet with a bad beat or cut short, none for a clean one, and one
-    /// per lost beat.
+    /// per lost beat, each by the cycle after the packet.
     #[test]
     fn counts_each_malformed_packet_once() {
         let mut s = Stepper::new(RxMalformed::default(), |b| &mut b.clock);
@@ -141,6 +180,12 @@ mod tests {
                 s.tick();
                 s.uut.lost.next = false;
             }
+            // An idle cycle: the last beat's pulse, a cycle late.
+            let u = &mut s.uut;
+            (u.take.next, u.cut.next, u.lost.next) = (false, false, false);
+            s.settle();
+            pulses += usize::from(s.uut.malformed.val());
+            s.tick();
             assert_eq!(
                 pulses, want,
                 "packet {packet}: {beats} beats, {sent} sent, bad {bad:?}"
