@@ -75,14 +75,14 @@ pub struct DmaChannel {
     pub desc_ram_valid: Signal<In, Bit>,
     /// The internal descriptor read (DW k in bits 32k+31..32k).
     pub desc_ram: Signal<In, Bits<256>>,
-    /// Per lane: a fetched host descriptor DW (see `CplReassembly`).
-    pub desc_we: Signal<In, Bits<4>>,
-    /// Per lane l: its index, bits 3l+2..3l.
-    pub desc_idx: Signal<In, Bits<12>>,
+    /// Per DW k: a fetched host descriptor's DW k is on `desc_data` (see `CplReassembly`).
+    pub desc_dw_we: Signal<In, Bits<8>>,
+    /// Per DW k: the lane of `desc_data` that carries it, in bits 2k+1..2k.
+    pub desc_dw_lanes: Signal<In, Bits<16>>,
     /// The lanes (wire order).
     pub desc_data: Signal<In, Bits<128>>,
-    /// Tag of the fetch the host descriptor DWs answer.
-    pub desc_in_tag: Signal<In, Bits<8>>,
+    /// The host descriptor DWs answer this channel's fetch (its tag, `desc_tag`).
+    pub desc_mine: Signal<In, Bit>,
     /// Pulse: the host descriptor is complete.
     pub desc_done: Signal<In, Bit>,
     /// Ring position up to which data has arrived.
@@ -148,19 +148,19 @@ impl Logic for DmaChannel {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, rx_addr_q, rx_dest_q, rx_ok_q);
-        // The descriptor: from the internal memory, or lane by lane from its fetch's
+        // The descriptor: from the internal memory, or DW by DW from its fetch's
         // completions.
         self.desc.clock.next = self.clock.val();
         self.desc.load_ram.next =
             (self.walk.state.val() == ChanState::FetchInt) && self.desc_ram_valid.val();
         self.desc.ram.next = self.desc_ram.val();
-        self.desc.lane_we.next = 0.into();
-        if (self.walk.state.val() == ChanState::FetchHostWait)
-            && (self.desc_in_tag.val() == self.desc_tag.val())
-        {
-            self.desc.lane_we.next = self.desc_we.val();
+        self.desc.dw_we.next = 0.into();
+        if (self.walk.state.val() == ChanState::FetchHostWait) && self.desc_mine.val() {
+            self.desc.dw_we.next = self.desc_dw_we.val();
         }
-        self.desc.lane_idx.next = self.desc_idx.val();
+        for k in 0..8 {
+            self.desc.dw_lane[k].next = self.desc_dw_lanes.val().get_bits::<2>(2 * k);
+        }
         self.desc.lanes.next = self.desc_data.val();
 
         // Its checks, with the routes of its destination and of `NOTIFY_RX`.

@@ -84,14 +84,16 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     pub bank_addr: [Signal<Out, Bits<10>>; 4],
     /// Per bank: data.
     pub bank_data: [Signal<Out, Bits<32>>; 4],
-    /// Per lane: a fetched descriptor DW is on `desc_data` (two cycles after its beat).
-    pub desc_we: Signal<Out, Bits<4>>,
-    /// Per lane l: which DW of the descriptor (0..7), in bits 3l+2..3l.
-    pub desc_idx: Signal<Out, Bits<12>>,
+    /// Per DW k of a fetched descriptor: it is on `desc_data` (two cycles after its beat).
+    pub desc_dw_we: Signal<Out, Bits<8>>,
+    /// Per DW k of a fetched descriptor: the lane of `desc_data` that carries it, in bits
+    /// 2k+1..2k.
+    pub desc_dw_lanes: Signal<Out, Bits<16>>,
     /// The beat's lanes (wire order).
     pub desc_data: Signal<Out, Bits<128>>,
-    /// The tag of the descriptor fetch the DWs belong to (names the channel).
-    pub desc_tag: Signal<Out, Bits<8>>,
+    /// One-hot: the channel whose descriptor fetch the DWs belong to (decoded here, a
+    /// cycle early, so a channel's write enable is one AND, not a tag comparison).
+    pub desc_chans: Signal<Out, Bits<C>>,
     /// The beat on the input as a header, against the read its tag names.
     header: CplHeader<C, CB>,
     /// The completion the beat belongs to: from its header, or held for its payload.
@@ -123,14 +125,18 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     // A descriptor's DWs leave through one more register: the lanes' placement and the
     // channel's choice of the descriptor field would not fit one cycle together. The
     // channel still has the whole descriptor when it acts on `desc_done`.
-    /// `desc_we`, registered.
-    d_we: DFF<Bits<4>>,
-    /// `desc_idx`, registered.
-    d_idx: DFF<Bits<12>>,
+    /// `desc_dw_we`, registered.
+    d_dw_we: DFF<Bits<8>>,
+    /// `desc_dw_lanes`, registered.
+    d_dw_lanes: DFF<Bits<16>>,
     /// `desc_data`, registered.
     d_data: DFF<Bits<128>>,
-    /// `desc_tag`, registered.
-    d_tag: DFF<Bits<8>>,
+    /// `desc_chans`, registered.
+    d_chans: DFF<Bits<C>>,
+    /// The channel of the completion in progress, one-hot.
+    chan_hot: Signal<Local, Bits<C>>,
+    /// The lanes' per-DW lane selects, packed.
+    dw_lanes: Signal<Local, Bits<16>>,
 }
 
 impl<const C: usize, const CB: usize> CplIntake<C, CB> {
@@ -164,10 +170,10 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             bank_we: Default::default(),
             bank_addr: Default::default(),
             bank_data: Default::default(),
-            desc_we: Default::default(),
-            desc_idx: Default::default(),
+            desc_dw_we: Default::default(),
+            desc_dw_lanes: Default::default(),
             desc_data: Default::default(),
-            desc_tag: Default::default(),
+            desc_chans: Default::default(),
             header: CplHeader::new(),
             progress: CplProgress::new(),
             err: Default::default(),
@@ -180,10 +186,12 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             l_pos: Default::default(),
             l_data: Default::default(),
             lanes: CplLanes::new(),
-            d_we: Default::default(),
-            d_idx: Default::default(),
+            d_dw_we: Default::default(),
+            d_dw_lanes: Default::default(),
             d_data: Default::default(),
-            d_tag: Default::default(),
+            d_chans: Default::default(),
+            chan_hot: Default::default(),
+            dw_lanes: Default::default(),
         }
     }
 }
@@ -198,7 +206,8 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, err, l_take, l_ok, l_payload, l_pos, l_data, d_we, d_idx, d_data, d_tag
+            self, clock, err, l_take, l_ok, l_payload, l_pos, l_data, d_dw_we, d_dw_lanes, d_data,
+            d_chans
         );
         self.cpl.ready.next = true;
 
@@ -302,20 +311,35 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
             self.bank_addr[b].next = self.lanes.bank_addr[b].val();
             self.bank_data[b].next = self.lanes.bank_data[b].val();
         }
-        self.d_we.d.next = self.lanes.desc_we.val();
-        self.d_idx.d.next = self.lanes.desc_idx.val();
-        self.d_tag.d.next = self.progress.r_tag.val();
+        self.chan_hot.next = 0.into();
+        for c in 0..C {
+            if self.progress.r_chan.val().index() == c {
+                self.chan_hot.next = self.chan_hot.val().replace_bit(c, true);
+            }
+        }
+        self.d_dw_we.d.next = self.lanes.desc_dw_we.val();
+        self.d_chans.d.next = self.chan_hot.val();
         self.d_data.d.next = self.l_data.q.val();
-        self.desc_we.next = self.d_we.q.val();
-        self.desc_idx.next = self.d_idx.q.val();
-        self.desc_tag.next = self.d_tag.q.val();
+        self.desc_dw_we.next = self.d_dw_we.q.val();
+        self.desc_chans.next = self.d_chans.q.val();
         self.desc_data.next = self.d_data.q.val();
+        // Packed: the channels take the selects as one bus.
+        self.dw_lanes.next = 0.into();
+        for k in 0..8 {
+            self.dw_lanes.next = self
+                .dw_lanes
+                .val()
+                .replace_bit(2 * k, self.lanes.desc_dw_lane[k].val().get_bit(0))
+                .replace_bit(2 * k + 1, self.lanes.desc_dw_lane[k].val().get_bit(1));
+        }
+        self.d_dw_lanes.d.next = self.dw_lanes.val();
+        self.desc_dw_lanes.next = self.d_dw_lanes.q.val();
 
         self.err.d.next = self.err_now.val();
         if self.reset.val() {
             self.err.d.next = 0.into();
             self.l_take.d.next = false;
-            self.d_we.d.next = 0.into();
+            self.d_dw_we.d.next = 0.into();
         }
     }
 }

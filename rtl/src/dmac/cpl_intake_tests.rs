@@ -50,7 +50,7 @@ fn completions_land_and_count_under_random_idle() {
     let mut last_beat: Option<(u128, u64, Option<Target>, bool)> = None;
     let mut error_next = 0u64;
     // The descriptor DWs due on the outputs this cycle: (lanes, DW indices, DWs).
-    let mut desc_now = (0u64, [0u64; 4], [0u64; 4]);
+    let mut desc_now = (0u64, [0u64; 8], 0u64);
     let (mut dws, mut fails, mut unexpected) = (0u64, 0u32, 0u32);
     for cycle in 0..40_000u64 {
         // New reads on free tags.
@@ -115,8 +115,8 @@ fn completions_land_and_count_under_random_idle() {
         let u = &s.uut;
 
         // Last cycle's beat's lanes: data in place now, descriptor DWs next cycle (per
-        // lane: its DW index and the DW).
-        let (mut bank_we, mut desc_due) = (0u64, (0u64, [0u64; 4], [0u64; 4]));
+        // DW of the descriptor: written, its word; and the channel).
+        let (mut bank_we, mut desc_due) = (0u64, (0u64, [0u64; 8], 0u64));
         if let Some((lanes, bidx, Some((chan, is_desc, offset, n)), true)) = last_beat {
             for l in 0..4u64 {
                 let j = bidx + l;
@@ -126,9 +126,10 @@ fn completions_land_and_count_under_random_idle() {
                 let word = (lanes >> (32 * l)) as u32 as u64;
                 if is_desc {
                     // `offset` is the DW of the descriptor the first payload DW is.
-                    desc_due.0 |= 1 << l;
-                    desc_due.1[l as usize] = (offset + j - 3) & 7;
-                    desc_due.2[l as usize] = word;
+                    let k = (offset + j - 3) & 7;
+                    desc_due.0 |= 1 << k;
+                    desc_due.1[k as usize] = word;
+                    desc_due.2 = chan;
                 } else {
                     let p = (offset + j - 3) & 0xFFFF;
                     let bank = (p % 4) as usize;
@@ -145,17 +146,23 @@ fn completions_land_and_count_under_random_idle() {
             bank_we,
             "cycle {cycle}: bank writes"
         );
-        let (desc_we, idx, words) = desc_now;
+        let (desc_we, words, desc_chan) = desc_now;
         assert_eq!(
-            u.desc_we.val().to_u64(),
+            u.desc_dw_we.val().to_u64(),
             desc_we,
             "cycle {cycle}: descriptor DWs"
         );
-        for l in (0..4).filter(|l| desc_we >> l & 1 == 1) {
-            let lane_idx = u.desc_idx.val().to_u64() >> (3 * l) & 7;
-            assert_eq!(lane_idx, idx[l], "cycle {cycle}: descriptor DW index");
+        if desc_we != 0 {
+            assert_eq!(
+                u.desc_chans.val().to_u64(),
+                1 << desc_chan,
+                "cycle {cycle}: descriptor's channel"
+            );
+        }
+        for k in (0..8).filter(|k| desc_we >> k & 1 == 1) {
+            let l = u.desc_dw_lanes.val().to_u64() >> (2 * k) & 3;
             let word = (u.desc_data.val().to_u128() >> (32 * l)) as u32 as u64;
-            assert_eq!(word, words[l], "cycle {cycle}: descriptor DW");
+            assert_eq!(word, words[k], "cycle {cycle}: descriptor DW {k}");
         }
         desc_now = desc_due;
         assert_eq!(

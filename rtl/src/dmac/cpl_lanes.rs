@@ -37,10 +37,12 @@ pub struct CplLanes<const C: usize, const CB: usize> {
     pub bank_addr: [Signal<Out, Bits<10>>; 4],
     /// Per bank: data.
     pub bank_data: [Signal<Out, Bits<32>>; 4],
-    /// Per lane: a fetched descriptor DW is on it.
-    pub desc_we: Signal<Out, Bits<4>>,
-    /// Per lane l: which DW of the descriptor (0..7), in bits 3l+2..3l.
-    pub desc_idx: Signal<Out, Bits<12>>,
+    /// Per DW k of a fetched descriptor: the beat carries it.
+    pub desc_dw_we: Signal<Out, Bits<8>>,
+    /// Per DW k of a fetched descriptor: the lane that carries it (the lane whose ring
+    /// position is k mod 8), so the channel's register for DW k chooses among the lanes
+    /// by two bits and does not search them for its index.
+    pub desc_dw_lane: [Signal<Out, Bits<2>>; 8],
     /// Per lane: its ring position.
     lane_pos: [Signal<Local, Bits<16>>; 4],
     /// Per lane: its row in the bank.
@@ -51,6 +53,8 @@ pub struct CplLanes<const C: usize, const CB: usize> {
     /// whatever the rotation, so the banks' inputs are ORs of the lanes under these
     /// selects, not chains of choices.
     to_bank: [Signal<Local, Bits<4>>; 4],
+    /// Lane l's number.
+    lane_index: [Constant<Bits<2>>; 4],
 }
 
 impl<const C: usize, const CB: usize> CplLanes<C, CB> {
@@ -67,12 +71,13 @@ impl<const C: usize, const CB: usize> CplLanes<C, CB> {
             bank_we: Default::default(),
             bank_addr: Default::default(),
             bank_data: Default::default(),
-            desc_we: Default::default(),
-            desc_idx: Default::default(),
+            desc_dw_we: Default::default(),
+            desc_dw_lane: Default::default(),
             lane_pos: Default::default(),
             rows: RingRows::new(),
             lane_we: Default::default(),
             to_bank: Default::default(),
+            lane_index: array_init::array_init(|l| Constant::new((l as u64).into())),
         }
     }
 }
@@ -101,14 +106,18 @@ impl<const C: usize, const CB: usize> Logic for CplLanes<C, CB> {
         }
 
         // Descriptor DWs go to the channel by lane; data goes to the banks.
-        self.desc_we.next = 0.into();
-        if self.desc.val() {
-            self.desc_we.next = self.lane_we.val();
+        self.desc_dw_we.next = 0.into();
+        for k in 0..8 {
+            self.desc_dw_lane[k].next = 0.into();
+            for l in 0..4 {
+                if self.lane_pos[l].val().get_bits::<3>(0).index() == k {
+                    self.desc_dw_lane[k].next = self.lane_index[l].val();
+                    if self.desc.val() && self.lane_we.val().get_bit(l) {
+                        self.desc_dw_we.next = self.desc_dw_we.val().replace_bit(k, true);
+                    }
+                }
+            }
         }
-        self.desc_idx.next = bit_cast::<12, 3>(self.lane_pos[0].val().get_bits::<3>(0))
-            | (bit_cast::<12, 3>(self.lane_pos[1].val().get_bits::<3>(0)) << 3)
-            | (bit_cast::<12, 3>(self.lane_pos[2].val().get_bits::<3>(0)) << 6)
-            | (bit_cast::<12, 3>(self.lane_pos[3].val().get_bits::<3>(0)) << 9);
         self.bank_we.next = 0.into();
         for b in 0..4 {
             self.to_bank[b].next = 0.into();
@@ -163,6 +172,13 @@ mod tests {
             uut.data.next = bits128(data);
             assert!(simulate(&mut uut, 100), "settles");
             let (mut we, mut dwe) = (0u64, 0u64);
+            // Every DW's lane, written or not: the lane at its position mod 8, if any.
+            for k in 0..8u64 {
+                let l = (k + 8 - ((base + bidx + 5) & 7)) & 7;
+                if l < 4 {
+                    assert_eq!(uut.desc_dw_lane[k as usize].val().to_u64(), l, "DW {k}");
+                }
+            }
             for l in 0..4u64 {
                 let t = bidx + l;
                 if !(take && ok && t >= 3 && t < plen + 3) {
@@ -171,8 +187,8 @@ mod tests {
                 let q = (base + t - 3) & 0xFFFF;
                 let lane = (data >> (32 * l)) as u32;
                 if desc {
-                    dwe |= 1 << l;
-                    assert_eq!(uut.desc_idx.val().to_u64() >> (3 * l) & 7, q & 7);
+                    dwe |= 1 << (q & 7);
+                    assert_eq!(uut.desc_dw_lane[(q & 7) as usize].val().to_u64(), l);
                 } else {
                     let (b, row) = ring.place(chan, q);
                     we |= 1 << b;
@@ -181,7 +197,7 @@ mod tests {
                 }
             }
             assert_eq!(uut.bank_we.val().to_u64(), we);
-            assert_eq!(uut.desc_we.val().to_u64(), dwe);
+            assert_eq!(uut.desc_dw_we.val().to_u64(), dwe);
         }
     }
 

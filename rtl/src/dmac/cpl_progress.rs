@@ -78,8 +78,6 @@ pub struct CplProgress<const C: usize, const CB: usize> {
     pub r_chan: Signal<Out, Bits<CB>>,
     /// It is a descriptor fetch's (not data).
     pub r_desc: Signal<Out, Bit>,
-    /// Its tag.
-    pub r_tag: Signal<Out, Bits<8>>,
     /// Header or payload beats next.
     state: DFF<IntakeState>,
     // The completion taken, registered at its header for the payload beats after it:
@@ -134,7 +132,6 @@ impl<const C: usize, const CB: usize> CplProgress<C, CB> {
             less: Default::default(),
             r_chan: Default::default(),
             r_desc: Default::default(),
-            r_tag: Default::default(),
             state: Default::default(),
             q_lane0: Default::default(),
             q_bidx: Default::default(),
@@ -167,7 +164,6 @@ impl<const C: usize, const CB: usize> Logic for CplProgress<C, CB> {
             && self.q_ok.q.val();
         self.r_chan.next = self.q_chan.q.val();
         self.r_desc.next = self.q_desc.q.val();
-        self.r_tag.next = self.q_tag.q.val();
 
         // The completion: from the header beat, or the registers after it.
         self.lane0.next = self.q_lane0.q.val() + bit_cast::<16, 11>(self.q_bidx.q.val());
@@ -345,12 +341,8 @@ mod tests {
                     assert_eq!(fields(u), want, "cycle {}: beat {k}", s.cycle);
                     assert!(!u.take_header.val(), "cycle {}", s.cycle);
                     assert_eq!(
-                        (
-                            u.r_chan.val().to_u64(),
-                            u.r_desc.val(),
-                            u.r_tag.val().to_u64()
-                        ),
-                        (chan as u64, desc, tag)
+                        (u.r_chan.val().to_u64(), u.r_desc.val()),
+                        (chan as u64, desc)
                     );
                 }
                 let last = !idle && k > 0 && k + 1 == beats;

@@ -78,14 +78,15 @@ pub struct CplReassembly<const C: usize, const CB: usize> {
     pub cpl_seen: Signal<Out, Bits<C>>,
     /// Per channel pulse: the descriptor fetch finished (its DWs are written).
     pub desc_done: Signal<Out, Bits<C>>,
-    /// Per lane: a fetched descriptor DW is on `desc_data` (two cycles after its beat).
-    pub desc_we: Signal<Out, Bits<4>>,
-    /// Per lane l: which DW of the descriptor (0..7), in bits 3l+2..3l.
-    pub desc_idx: Signal<Out, Bits<12>>,
+    /// Per DW k of a fetched descriptor: it is on `desc_data` (two cycles after its beat).
+    pub desc_dw_we: Signal<Out, Bits<8>>,
+    /// Per DW k of a fetched descriptor: the lane of `desc_data` that carries it, in bits
+    /// 2k+1..2k.
+    pub desc_dw_lanes: Signal<Out, Bits<16>>,
     /// The beat's lanes (wire order).
     pub desc_data: Signal<Out, Bits<128>>,
-    /// The tag of the descriptor fetch the DWs belong to (names the channel).
-    pub desc_tag: Signal<Out, Bits<8>>,
+    /// One-hot: the channel whose descriptor fetch the DWs belong to.
+    pub desc_chans: Signal<Out, Bits<C>>,
     /// Per bank: write the reorder buffer (a cycle after the beat).
     pub bank_we: Signal<Out, Bits<4>>,
     /// Per bank: row (the channel's rows, then the ring line: [`RingLayout`]).
@@ -131,10 +132,10 @@ impl<const C: usize, const CB: usize> CplReassembly<C, CB> {
             cpl_error: Default::default(),
             cpl_seen: Default::default(),
             desc_done: Default::default(),
-            desc_we: Default::default(),
-            desc_idx: Default::default(),
+            desc_dw_we: Default::default(),
+            desc_dw_lanes: Default::default(),
             desc_data: Default::default(),
-            desc_tag: Default::default(),
+            desc_chans: Default::default(),
             bank_we: Default::default(),
             bank_addr: Default::default(),
             bank_data: Default::default(),
@@ -176,10 +177,10 @@ impl<const C: usize, const CB: usize> Logic for CplReassembly<C, CB> {
             self.bank_addr[b].next = self.intake.bank_addr[b].val();
             self.bank_data[b].next = self.intake.bank_data[b].val();
         }
-        self.desc_we.next = self.intake.desc_we.val();
-        self.desc_idx.next = self.intake.desc_idx.val();
+        self.desc_dw_we.next = self.intake.desc_dw_we.val();
+        self.desc_dw_lanes.next = self.intake.desc_dw_lanes.val();
         self.desc_data.next = self.intake.desc_data.val();
-        self.desc_tag.next = self.intake.desc_tag.val();
+        self.desc_chans.next = self.intake.desc_chans.val();
         self.desc_done.next = self.fetches.done.val();
         self.cpl_error.next = self.intake.cpl_error.val();
         self.cpl_seen.next = self.intake.cpl_seen.val();

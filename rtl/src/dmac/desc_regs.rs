@@ -74,10 +74,11 @@ pub struct DescRegs {
     pub load_ram: Signal<In, Bit>,
     /// An internal descriptor.
     pub ram: Signal<In, Bits<256>>,
-    /// Per lane: take the lane's DW of `lanes` as DW `lane_idx` (3 bits per lane).
-    pub lane_we: Signal<In, Bits<4>>,
-    /// Per lane l: which DW (0..7), in bits 3l+2..3l.
-    pub lane_idx: Signal<In, Bits<12>>,
+    /// Per DW k: take DW k from `lanes`, from lane `dw_lane[k]`.
+    pub dw_we: Signal<In, Bits<8>>,
+    /// Per DW: the lane of `lanes` that holds it (a lane select per register, so each
+    /// DW's write is one 4-to-1 choice, not a search of the lanes for its index).
+    pub dw_lane: [Signal<In, Bits<2>>; 8],
     /// A completion beat's lanes (wire order).
     pub lanes: Signal<In, Bits<128>>,
     /// The descriptor's fields.
@@ -108,10 +109,11 @@ impl Logic for DescRegs {
                 self.d[k].d.next = self.ram.val().get_bits::<32>(32 * k);
             }
         }
-        for l in 0..4 {
-            if self.lane_we.val().get_bit(l) {
-                for k in 0..8 {
-                    if self.lane_idx.val().get_bits::<3>(3 * l).index() == k {
+        for k in 0..8 {
+            if self.dw_we.val().get_bit(k) {
+                self.d[k].d.next = self.sw[0].swapped.val();
+                for l in 1..4 {
+                    if self.dw_lane[k].val().index() == l {
                         self.d[k].d.next = self.sw[l].swapped.val();
                     }
                 }
@@ -204,20 +206,26 @@ mod tests {
                     order.swap(i, rng.below(i as u64 + 1) as usize);
                 }
                 for chunk in order.chunks(1 + rng.below(4) as usize) {
-                    let (mut we, mut idx, mut lanes) = (0u64, 0u64, 0u128);
+                    // Lanes no DW is taken from carry garbage; DWs not written this beat
+                    // name any lane.
+                    let mut lanes: [u32; 4] = std::array::from_fn(|_| rng.next_u64() as u32);
+                    let mut we = 0u64;
+                    for k in 0..8 {
+                        s.uut.dw_lane[k].next = rng.below(4).into();
+                    }
                     for (slot, &k) in chunk.iter().enumerate() {
                         let l = (slot + case) % 4;
-                        we |= 1 << l;
-                        idx |= (k as u64) << (3 * l);
-                        lanes |= u128::from(dws[k].swap_bytes()) << (32 * l);
+                        we |= 1 << k;
+                        s.uut.dw_lane[k].next = (l as u64).into();
+                        lanes[l] = dws[k].swap_bytes();
                     }
-                    s.uut.lane_we.next = we.into();
-                    s.uut.lane_idx.next = idx.into();
-                    s.uut.lanes.next = crate::harness::bits128(lanes);
+                    let wire = (0..4).fold(0u128, |a, l| a | u128::from(lanes[l]) << (32 * l));
+                    s.uut.dw_we.next = we.into();
+                    s.uut.lanes.next = crate::harness::bits128(wire);
                     s.settle();
                     s.tick();
                 }
-                s.uut.lane_we.next = 0.into();
+                s.uut.dw_we.next = 0.into();
             }
             s.settle();
             assert_eq!(fields(&s.uut), golden(&dws), "case {case}: {dws:08x?}");

@@ -337,10 +337,10 @@ impl<const C: usize, const CB: usize> Logic for Dmac<C, CB> {
             self.chans[c].desc_ram_valid.next = self.desc_ram.desc_valid.val().get_bit(c);
             self.chans[c].desc_ram.next = self.desc_ram.desc.val();
             self.desc_ram.req_index[c].next = self.chans[c].desc_ram_index.val();
-            self.chans[c].desc_we.next = self.reasm.desc_we.val();
-            self.chans[c].desc_idx.next = self.reasm.desc_idx.val();
+            self.chans[c].desc_dw_we.next = self.reasm.desc_dw_we.val();
+            self.chans[c].desc_dw_lanes.next = self.reasm.desc_dw_lanes.val();
             self.chans[c].desc_data.next = self.reasm.desc_data.val();
-            self.chans[c].desc_in_tag.next = self.reasm.desc_tag.val();
+            self.chans[c].desc_mine.next = self.reasm.desc_chans.val().get_bit(c);
             self.chans[c].desc_done.next = self.reasm.desc_done.val().get_bit(c);
             self.chans[c].avail.next = self.reasm.avail[c].val();
             self.chans[c].issue_idx.next = self.reasm.issue_idx[c].val();
