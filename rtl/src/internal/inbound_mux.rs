@@ -5,18 +5,9 @@
 //! A completion (Cpl/CplD) from the crossbar whose tag is in the DMA's range (tag bits
 //! 7:6 = 0: `peach2_regmap::dma::tags::DMA_RANGE_END`) goes to the DMA; everything else
 //! (CSR requests, UR cases, completions for nobody) goes to the completer. The choice is
-//! made on the `sop` beat and held for the packet. The DMA's completions never wait for
-//! the loop: the crossbar's packets to the DMA pass while a looped write is at the
-//! completer.
-//!
-//! The completer listens to one input at a time, its owner, a register: the completer's
-//! data and handshake are one 2:1 choice from a flip-flop, not from this cycle's valids,
-//! so the completer's header decode and its `ready` start a level earlier. The owner
-//! changes between packets only: at a packet's last beat when the other input has one
-//! on offer (so the inputs alternate when both wait), or when its input offers nothing
-//! and the other does (a cycle's bubble for the first packet after a quiet spell). A
-//! beat on offer to the completer stays on offer until taken, as the completer needs:
-//! it latches a header before taking it.
+//! made on the `sop` beat and held for the packet. The completer's two inputs, the
+//! crossbar and the loop, take turns between packets when both wait; a packet is never
+//! interleaved.
 
 use crate::stream::{TlpSink, TlpSource};
 use peach2_regmap::dma::tags::DMA_RANGE_END;
@@ -30,8 +21,7 @@ const _: () = assert!(DMA_RANGE_END == 64);
 pub struct InboundMux {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset, active high: between packets, the completer listening to the
-    /// crossbar.
+    /// Synchronous reset, active high: between packets, the crossbar first.
     pub reset: Signal<In, Bit>,
     /// Upstream: what the crossbar delivers to the internal port.
     pub from_xbar: TlpSink,
@@ -41,47 +31,70 @@ pub struct InboundMux {
     pub to_completer: TlpSource,
     /// Downstream: completions for the DMA.
     pub to_dma: TlpSource,
-    /// Inside a packet from the crossbar (its first beat taken, its last not).
-    xbar_in_pkt: DFF<Bit>,
-    /// That packet goes to the DMA.
-    xbar_in_dma: DFF<Bit>,
-    /// Inside a packet to the completer.
-    cpl_in_pkt: DFF<Bit>,
-    /// The completer's input is the loop (else the crossbar's packets not for the DMA).
-    owner_loop: DFF<Bit>,
-    /// The crossbar's beat belongs to a packet for the DMA: decided at its first beat
-    /// and held in `xbar_in_dma` after.
+    /// Inside a packet.
+    in_pkt: DFF<Bit>,
+    /// The packet goes to the DMA.
+    in_dma: DFF<Bit>,
+    /// The packet is the loop's.
+    in_loop: DFF<Bit>,
+    /// The loop goes first when both wait (they alternate).
+    prefer_loop: DFF<Bit>,
+    /// The packet from the crossbar is a completion with one of the DMA's tags, decided
+    /// at its first beat and held in `in_dma` after (never while the loop's write goes to
+    /// the completer).
     sel_dma: Signal<Local, Bit>,
-    /// The crossbar offers a beat for the completer.
-    xbar_for_cpl: Signal<Local, Bit>,
-    /// The input that is not the owner offers a beat for the completer.
-    other_waits: Signal<Local, Bit>,
-    /// The owner may change after this cycle: its packet ends now, or none is under way
-    /// and its input offers nothing.
-    between: Signal<Local, Bit>,
+    /// This packet comes in through the loop.
+    use_loop: Signal<Local, Bit>,
+    /// The beat on offer (the crossbar's, or the loop's).
+    in_valid: Signal<Local, Bit>,
+    /// ... is taken this cycle by its reader.
+    in_ready: Signal<Local, Bit>,
+    /// ... is its packet's last.
+    in_eop: Signal<Local, Bit>,
 }
 
 impl Logic for InboundMux {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            xbar_in_pkt,
-            xbar_in_dma,
-            cpl_in_pkt,
-            owner_loop
-        );
-        self.sel_dma.next = self.xbar_in_dma.q.val();
-        if !self.xbar_in_pkt.q.val() {
+        dff_setup!(self, clock, in_pkt, in_dma, in_loop, prefer_loop);
+        // The crossbar or the loop, chosen between packets.
+        self.use_loop.next = self.in_loop.q.val();
+        if !self.in_pkt.q.val() {
+            self.use_loop.next = self.from_loop.valid.val()
+                && (!self.from_xbar.valid.val() || self.prefer_loop.q.val());
+        }
+        self.sel_dma.next = self.in_dma.q.val();
+        if !self.in_pkt.q.val() {
             self.sel_dma.next = (self.from_xbar.data.val().get_bits::<5>(24) == 0x0A)
                 && !self.from_xbar.data.val().get_bit(29)
                 && !self.from_xbar.data.val().get_bit(31)
                 && (self.from_xbar.data.val().get_bits::<2>(78) == 0);
         }
-        self.xbar_for_cpl.next = self.from_xbar.valid.val() && !self.sel_dma.val();
+        if self.use_loop.val() {
+            self.sel_dma.next = false;
+        }
 
-        // The DMA's completions, straight from the crossbar.
+        self.to_completer.data.next = self.from_xbar.data.val();
+        self.to_completer.sop.next = self.from_xbar.sop.val();
+        self.to_completer.eop.next = self.from_xbar.eop.val();
+        self.to_completer.empty.next = self.from_xbar.empty.val();
+        self.to_completer.dest.next = self.from_xbar.dest.val();
+        self.to_completer.src.next = self.from_xbar.src.val();
+        self.to_completer.unsupported.next = self.from_xbar.unsupported.val();
+        self.in_valid.next = self.from_xbar.valid.val();
+        self.in_eop.next = self.from_xbar.eop.val();
+        if self.use_loop.val() {
+            self.to_completer.data.next = self.from_loop.data.val();
+            self.to_completer.sop.next = self.from_loop.sop.val();
+            self.to_completer.eop.next = self.from_loop.eop.val();
+            self.to_completer.empty.next = self.from_loop.empty.val();
+            self.to_completer.dest.next = self.from_loop.dest.val();
+            self.to_completer.src.next = self.from_loop.src.val();
+            self.to_completer.unsupported.next = self.from_loop.unsupported.val();
+            self.in_valid.next = self.from_loop.valid.val();
+            self.in_eop.next = self.from_loop.eop.val();
+        }
+        self.to_completer.valid.next = self.in_valid.val() && !self.sel_dma.val();
         self.to_dma.data.next = self.from_xbar.data.val();
         self.to_dma.sop.next = self.from_xbar.sop.val();
         self.to_dma.eop.next = self.from_xbar.eop.val();
@@ -91,51 +104,30 @@ impl Logic for InboundMux {
         self.to_dma.unsupported.next = self.from_xbar.unsupported.val();
         self.to_dma.valid.next = self.from_xbar.valid.val() && self.sel_dma.val();
 
-        // The completer's input: the owner's.
-        self.to_completer.data.next = self.from_xbar.data.val();
-        self.to_completer.sop.next = self.from_xbar.sop.val();
-        self.to_completer.eop.next = self.from_xbar.eop.val();
-        self.to_completer.empty.next = self.from_xbar.empty.val();
-        self.to_completer.dest.next = self.from_xbar.dest.val();
-        self.to_completer.src.next = self.from_xbar.src.val();
-        self.to_completer.unsupported.next = self.from_xbar.unsupported.val();
-        self.to_completer.valid.next = self.xbar_for_cpl.val() && !self.owner_loop.q.val();
-        self.other_waits.next = self.from_loop.valid.val();
-        if self.owner_loop.q.val() {
-            self.to_completer.data.next = self.from_loop.data.val();
-            self.to_completer.sop.next = self.from_loop.sop.val();
-            self.to_completer.eop.next = self.from_loop.eop.val();
-            self.to_completer.empty.next = self.from_loop.empty.val();
-            self.to_completer.dest.next = self.from_loop.dest.val();
-            self.to_completer.src.next = self.from_loop.src.val();
-            self.to_completer.unsupported.next = self.from_loop.unsupported.val();
-            self.to_completer.valid.next = self.from_loop.valid.val();
-            self.other_waits.next = self.xbar_for_cpl.val();
-        }
-
-        self.from_xbar.ready.next = self.to_completer.ready.val() && !self.owner_loop.q.val();
+        self.from_xbar.ready.next = self.to_completer.ready.val();
         if self.sel_dma.val() {
             self.from_xbar.ready.next = self.to_dma.ready.val();
         }
-        self.from_loop.ready.next = self.to_completer.ready.val() && self.owner_loop.q.val();
-
-        if self.from_xbar.valid.val() && self.from_xbar.ready.val() {
-            self.xbar_in_pkt.d.next = !self.from_xbar.eop.val();
-            self.xbar_in_dma.d.next = self.sel_dma.val();
+        self.from_loop.ready.next = false;
+        self.in_ready.next = self.from_xbar.ready.val();
+        if self.use_loop.val() {
+            self.from_xbar.ready.next = false;
+            self.from_loop.ready.next = self.to_completer.ready.val();
+            self.in_ready.next = self.to_completer.ready.val();
         }
-        self.between.next = !self.cpl_in_pkt.q.val() && !self.to_completer.valid.val();
-        if self.to_completer.valid.val() && self.to_completer.ready.val() {
-            self.cpl_in_pkt.d.next = !self.to_completer.eop.val();
-            self.between.next = self.to_completer.eop.val();
-        }
-        if self.between.val() && self.other_waits.val() {
-            self.owner_loop.d.next = !self.owner_loop.q.val();
+        if self.in_valid.val() && self.in_ready.val() {
+            self.in_pkt.d.next = !self.in_eop.val();
+            self.in_dma.d.next = self.sel_dma.val();
+            self.in_loop.d.next = self.use_loop.val();
+            if self.in_eop.val() {
+                self.prefer_loop.d.next = !self.use_loop.val();
+            }
         }
         if self.reset.val() {
-            self.xbar_in_pkt.d.next = false;
-            self.xbar_in_dma.d.next = false;
-            self.cpl_in_pkt.d.next = false;
-            self.owner_loop.d.next = false;
+            self.in_pkt.d.next = false;
+            self.in_dma.d.next = false;
+            self.in_loop.d.next = false;
+            self.prefer_loop.d.next = false;
         }
     }
 }
@@ -149,9 +141,8 @@ mod tests {
 
     /// Random deliveries from the crossbar and looped writes under random idle and
     /// backpressure: the DMA gets the completions with its tags, the completer the rest
-    /// and the loop's writes, each packet whole and each input's in order, a beat on
-    /// offer to the completer held until taken; with both inputs always offering, the
-    /// completer's packets alternate between them.
+    /// and the loop's writes, each packet whole and each input's in order; with both
+    /// inputs always offering, their packets alternate.
     #[test]
     fn packets_reach_their_reader_whole_and_inputs_alternate() {
         for (seed, p_valid, p_ready) in [(1, 0.8, 0.7), (2, 1.0, 1.0), (3, 0.4, 0.3), (4, 1.0, 0.5)]
@@ -164,16 +155,12 @@ mod tests {
             let mut xbar = StreamDriver::new(p_valid, seed + 10);
             let mut looped = StreamDriver::new(p_valid, seed + 20);
             let mut completer = StreamMonitor::new(p_ready, seed + 30);
-            completer.holds = true;
             let mut dma = StreamMonitor::new(p_ready, seed + 40);
             let (mut want_dma, mut want_xbar, mut want_loop) =
                 (VecDeque::new(), VecDeque::new(), VecDeque::new());
-            // Per packet the crossbar offers, in order: it goes to the DMA.
-            let mut xbar_to_dma = VecDeque::new();
             for id in 0..300u32 {
                 let (p, to_dma) = inbound(2 * id, &mut rng);
                 xbar.push(p.iter().copied());
-                xbar_to_dma.push_back(to_dma);
                 if to_dma {
                     want_dma.push_back(p);
                 } else {
@@ -196,15 +183,11 @@ mod tests {
                 dma.drive(&mut u.to_dma);
                 s.settle();
                 let u = &s.uut;
-                // The crossbar's packet on offer is for the completer.
-                let xbar_waits = xbar_to_dma.front() == Some(&false);
-                if xbar.sample(&u.from_xbar).is_some_and(|b| b.eop)
-                    && xbar_to_dma.pop_front() == Some(false)
-                {
+                if xbar.sample(&u.from_xbar).is_some_and(|b| b.eop) {
                     ends.push((false, looped.pending() > 0));
                 }
                 if looped.sample(&u.from_loop).is_some_and(|b| b.eop) {
-                    ends.push((true, xbar_waits));
+                    ends.push((true, xbar.pending() > 0));
                 }
                 completer.sample(&u.to_completer);
                 dma.sample(&u.to_dma);
