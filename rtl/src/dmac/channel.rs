@@ -158,9 +158,7 @@ impl Logic for DmaChannel {
         if (self.walk.state.val() == ChanState::FetchHostWait) && self.desc_mine.val() {
             self.desc.dw_we.next = self.desc_dw_we.val();
         }
-        for k in 0..8 {
-            self.desc.dw_lane[k].next = self.desc_dw_lanes.val().get_bits::<2>(2 * k);
-        }
+        self.desc.dw_lanes.next = self.desc_dw_lanes.val();
         self.desc.lanes.next = self.desc_data.val();
 
         // Its checks, with the routes of its destination and of `NOTIFY_RX`.

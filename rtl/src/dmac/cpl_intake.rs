@@ -135,8 +135,6 @@ pub struct CplIntake<const C: usize, const CB: usize> {
     d_chans: DFF<Bits<C>>,
     /// The channel of the completion in progress, one-hot.
     chan_hot: Signal<Local, Bits<C>>,
-    /// The lanes' per-DW lane selects, packed.
-    dw_lanes: Signal<Local, Bits<16>>,
 }
 
 impl<const C: usize, const CB: usize> CplIntake<C, CB> {
@@ -191,7 +189,6 @@ impl<const C: usize, const CB: usize> CplIntake<C, CB> {
             d_data: Default::default(),
             d_chans: Default::default(),
             chan_hot: Default::default(),
-            dw_lanes: Default::default(),
         }
     }
 }
@@ -323,16 +320,7 @@ impl<const C: usize, const CB: usize> Logic for CplIntake<C, CB> {
         self.desc_dw_we.next = self.d_dw_we.q.val();
         self.desc_chans.next = self.d_chans.q.val();
         self.desc_data.next = self.d_data.q.val();
-        // Packed: the channels take the selects as one bus.
-        self.dw_lanes.next = 0.into();
-        for k in 0..8 {
-            self.dw_lanes.next = self
-                .dw_lanes
-                .val()
-                .replace_bit(2 * k, self.lanes.desc_dw_lane[k].val().get_bit(0))
-                .replace_bit(2 * k + 1, self.lanes.desc_dw_lane[k].val().get_bit(1));
-        }
-        self.d_dw_lanes.d.next = self.dw_lanes.val();
+        self.d_dw_lanes.d.next = self.lanes.desc_dw_lanes.val();
         self.desc_dw_lanes.next = self.d_dw_lanes.q.val();
 
         self.err.d.next = self.err_now.val();

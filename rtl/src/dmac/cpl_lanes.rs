@@ -40,9 +40,9 @@ pub struct CplLanes<const C: usize, const CB: usize> {
     /// Per DW k of a fetched descriptor: the beat carries it.
     pub desc_dw_we: Signal<Out, Bits<8>>,
     /// Per DW k of a fetched descriptor: the lane that carries it (the lane whose ring
-    /// position is k mod 8), so the channel's register for DW k chooses among the lanes
-    /// by two bits and does not search them for its index.
-    pub desc_dw_lane: [Signal<Out, Bits<2>>; 8],
+    /// position is k mod 8), in bits 2k+1..2k, so the channel's register for DW k chooses
+    /// among the lanes by two bits and does not search them for its index.
+    pub desc_dw_lanes: Signal<Out, Bits<16>>,
     /// Per lane: its ring position.
     lane_pos: [Signal<Local, Bits<16>>; 4],
     /// Per lane: its row in the bank.
@@ -72,7 +72,7 @@ impl<const C: usize, const CB: usize> CplLanes<C, CB> {
             bank_addr: Default::default(),
             bank_data: Default::default(),
             desc_dw_we: Default::default(),
-            desc_dw_lane: Default::default(),
+            desc_dw_lanes: Default::default(),
             lane_pos: Default::default(),
             rows: RingRows::new(),
             lane_we: Default::default(),
@@ -107,11 +107,15 @@ impl<const C: usize, const CB: usize> Logic for CplLanes<C, CB> {
 
         // Descriptor DWs go to the channel by lane; data goes to the banks.
         self.desc_dw_we.next = 0.into();
+        self.desc_dw_lanes.next = 0.into();
         for k in 0..8 {
-            self.desc_dw_lane[k].next = 0.into();
             for l in 0..4 {
                 if self.lane_pos[l].val().get_bits::<3>(0).index() == k {
-                    self.desc_dw_lane[k].next = self.lane_index[l].val();
+                    self.desc_dw_lanes.next = self
+                        .desc_dw_lanes
+                        .val()
+                        .replace_bit(2 * k, self.lane_index[l].val().get_bit(0))
+                        .replace_bit(2 * k + 1, self.lane_index[l].val().get_bit(1));
                     if self.desc.val() && self.lane_we.val().get_bit(l) {
                         self.desc_dw_we.next = self.desc_dw_we.val().replace_bit(k, true);
                     }
@@ -176,7 +180,7 @@ mod tests {
             for k in 0..8u64 {
                 let l = (k + 8 - ((base + bidx + 5) & 7)) & 7;
                 if l < 4 {
-                    assert_eq!(uut.desc_dw_lane[k as usize].val().to_u64(), l, "DW {k}");
+                    assert_eq!(uut.desc_dw_lanes.val().to_u64() >> (2 * k) & 3, l, "DW {k}");
                 }
             }
             for l in 0..4u64 {
@@ -188,7 +192,7 @@ mod tests {
                 let lane = (data >> (32 * l)) as u32;
                 if desc {
                     dwe |= 1 << (q & 7);
-                    assert_eq!(uut.desc_dw_lane[(q & 7) as usize].val().to_u64(), l);
+                    assert_eq!(uut.desc_dw_lanes.val().to_u64() >> (2 * (q & 7)) & 3, l);
                 } else {
                     let (b, row) = ring.place(chan, q);
                     we |= 1 << b;

@@ -74,11 +74,12 @@ pub struct DescRegs {
     pub load_ram: Signal<In, Bit>,
     /// An internal descriptor.
     pub ram: Signal<In, Bits<256>>,
-    /// Per DW k: take DW k from `lanes`, from lane `dw_lane[k]`.
+    /// Per DW k: take DW k from `lanes`, from the lane in bits 2k+1..2k of `dw_lanes`.
     pub dw_we: Signal<In, Bits<8>>,
-    /// Per DW: the lane of `lanes` that holds it (a lane select per register, so each
-    /// DW's write is one 4-to-1 choice, not a search of the lanes for its index).
-    pub dw_lane: [Signal<In, Bits<2>>; 8],
+    /// Per DW k: the lane of `lanes` that holds it, in bits 2k+1..2k (a lane select per
+    /// register, so each DW's write is one 4-to-1 choice, not a search of the lanes for
+    /// its index).
+    pub dw_lanes: Signal<In, Bits<16>>,
     /// A completion beat's lanes (wire order).
     pub lanes: Signal<In, Bits<128>>,
     /// The descriptor's fields.
@@ -113,7 +114,7 @@ impl Logic for DescRegs {
             if self.dw_we.val().get_bit(k) {
                 self.d[k].d.next = self.sw[0].swapped.val();
                 for l in 1..4 {
-                    if self.dw_lane[k].val().index() == l {
+                    if self.dw_lanes.val().get_bits::<2>(2 * k).index() == l {
                         self.d[k].d.next = self.sw[l].swapped.val();
                     }
                 }
@@ -210,15 +211,14 @@ mod tests {
                     // name any lane.
                     let mut lanes: [u32; 4] = std::array::from_fn(|_| rng.next_u64() as u32);
                     let mut we = 0u64;
-                    for k in 0..8 {
-                        s.uut.dw_lane[k].next = rng.below(4).into();
-                    }
+                    let mut dw_lanes = rng.next_u64() & 0xFFFF;
                     for (slot, &k) in chunk.iter().enumerate() {
                         let l = (slot + case) % 4;
                         we |= 1 << k;
-                        s.uut.dw_lane[k].next = (l as u64).into();
+                        dw_lanes = dw_lanes & !(3 << (2 * k)) | (l as u64) << (2 * k);
                         lanes[l] = dws[k].swap_bytes();
                     }
+                    s.uut.dw_lanes.next = dw_lanes.into();
                     let wire = (0..4).fold(0u128, |a, l| a | u128::from(lanes[l]) << (32 * l));
                     s.uut.dw_we.next = we.into();
                     s.uut.lanes.next = crate::harness::bits128(wire);
