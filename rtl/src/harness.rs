@@ -180,6 +180,11 @@ pub struct StreamMonitor {
     pub packets: VecDeque<Vec<TestBeat>>,
     /// Partial packets the sender told the monitor to drop ([`StreamMonitor::discard`]).
     pub discarded: usize,
+    /// Checks that a beat on offer stays on offer, unchanged, until taken (for readers
+    /// that act on a beat before taking it).
+    pub holds: bool,
+    /// The beat on offer and not taken in the last cycle sampled.
+    offered: Option<TestBeat>,
 }
 
 impl StreamMonitor {
@@ -191,6 +196,8 @@ impl StreamMonitor {
             partial: Vec::new(),
             packets: VecDeque::new(),
             discarded: 0,
+            holds: false,
+            offered: None,
         }
     }
 
@@ -210,6 +217,19 @@ impl StreamMonitor {
 
     /// Samples the handshake after settling, checking framing; returns the beat taken.
     pub fn sample(&mut self, port: &impl BeatOut) -> Option<TestBeat> {
+        if self.holds {
+            if let Some(held) = self.offered.take() {
+                assert!(port.offered(), "a beat on offer was withdrawn: {held:x?}");
+                assert_eq!(
+                    port.beat(),
+                    held,
+                    "a beat on offer changed before it was taken"
+                );
+            }
+            if port.offered() && !port.moved() {
+                self.offered = Some(port.beat());
+            }
+        }
         if !port.moved() {
             return None;
         }
@@ -241,6 +261,8 @@ pub trait BeatOut {
     fn set_ready(&mut self, ready: bool);
     /// A beat moves at the next edge.
     fn moved(&self) -> bool;
+    /// A beat is on offer (`valid`).
+    fn offered(&self) -> bool;
     /// The beat on the bus.
     fn beat(&self) -> TestBeat;
 }
@@ -281,6 +303,9 @@ impl BeatOut for TlpSource {
     fn moved(&self) -> bool {
         self.valid.val() && self.ready.val()
     }
+    fn offered(&self) -> bool {
+        self.valid.val()
+    }
     fn beat(&self) -> TestBeat {
         TestBeat {
             data: self.data.val().to_u128(),
@@ -300,6 +325,9 @@ impl BeatOut for PortSource {
     }
     fn moved(&self) -> bool {
         self.valid.val() && self.ready.val()
+    }
+    fn offered(&self) -> bool {
+        self.valid.val()
     }
     fn beat(&self) -> TestBeat {
         TestBeat {

@@ -7,7 +7,8 @@
 //! (CSR requests, UR cases, completions for nobody) goes to the completer. The choice is
 //! made on the `sop` beat and held for the packet. The completer's two inputs, the
 //! crossbar and the loop, take turns between packets when both wait; a packet is never
-//! interleaved.
+//! interleaved, and a beat on offer stays on offer until taken: the completer latches a
+//! write's header before taking it, so the choice is held from a beat's first offer.
 
 use crate::stream::{TlpSink, TlpSource};
 use peach2_regmap::dma::tags::DMA_RANGE_END;
@@ -37,6 +38,8 @@ pub struct InboundMux {
     in_dma: DFF<Bit>,
     /// The packet is the loop's.
     in_loop: DFF<Bit>,
+    /// A first beat was on offer and not taken: the choice made for it holds.
+    offered: DFF<Bit>,
     /// The loop goes first when both wait (they alternate).
     prefer_loop: DFF<Bit>,
     /// The packet from the crossbar is a completion with one of the DMA's tags, decided
@@ -45,6 +48,8 @@ pub struct InboundMux {
     sel_dma: Signal<Local, Bit>,
     /// This packet comes in through the loop.
     use_loop: Signal<Local, Bit>,
+    /// The choice is held: inside a packet, or its first beat on offer.
+    held: Signal<Local, Bit>,
     /// The beat on offer (the crossbar's, or the loop's).
     in_valid: Signal<Local, Bit>,
     /// ... is taken this cycle by its reader.
@@ -56,15 +61,16 @@ pub struct InboundMux {
 impl Logic for InboundMux {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_pkt, in_dma, in_loop, prefer_loop);
+        dff_setup!(self, clock, in_pkt, in_dma, in_loop, offered, prefer_loop);
         // The crossbar or the loop, chosen between packets.
+        self.held.next = self.in_pkt.q.val() || self.offered.q.val();
         self.use_loop.next = self.in_loop.q.val();
-        if !self.in_pkt.q.val() {
+        if !self.held.val() {
             self.use_loop.next = self.from_loop.valid.val()
                 && (!self.from_xbar.valid.val() || self.prefer_loop.q.val());
         }
         self.sel_dma.next = self.in_dma.q.val();
-        if !self.in_pkt.q.val() {
+        if !self.held.val() {
             self.sel_dma.next = (self.from_xbar.data.val().get_bits::<5>(24) == 0x0A)
                 && !self.from_xbar.data.val().get_bit(29)
                 && !self.from_xbar.data.val().get_bit(31)
@@ -115,10 +121,14 @@ impl Logic for InboundMux {
             self.from_loop.ready.next = self.to_completer.ready.val();
             self.in_ready.next = self.to_completer.ready.val();
         }
-        if self.in_valid.val() && self.in_ready.val() {
-            self.in_pkt.d.next = !self.in_eop.val();
+        self.offered.d.next = false;
+        if self.in_valid.val() {
             self.in_dma.d.next = self.sel_dma.val();
             self.in_loop.d.next = self.use_loop.val();
+            self.offered.d.next = !self.in_ready.val() && !self.in_pkt.q.val();
+        }
+        if self.in_valid.val() && self.in_ready.val() {
+            self.in_pkt.d.next = !self.in_eop.val();
             if self.in_eop.val() {
                 self.prefer_loop.d.next = !self.use_loop.val();
             }
@@ -127,6 +137,7 @@ impl Logic for InboundMux {
             self.in_pkt.d.next = false;
             self.in_dma.d.next = false;
             self.in_loop.d.next = false;
+            self.offered.d.next = false;
             self.prefer_loop.d.next = false;
         }
     }
@@ -141,8 +152,9 @@ mod tests {
 
     /// Random deliveries from the crossbar and looped writes under random idle and
     /// backpressure: the DMA gets the completions with its tags, the completer the rest
-    /// and the loop's writes, each packet whole and each input's in order; with both
-    /// inputs always offering, their packets alternate.
+    /// and the loop's writes, each packet whole and each input's in order, a beat on
+    /// offer to the completer held until taken; with both inputs always offering, their
+    /// packets alternate.
     #[test]
     fn packets_reach_their_reader_whole_and_inputs_alternate() {
         for (seed, p_valid, p_ready) in [(1, 0.8, 0.7), (2, 1.0, 1.0), (3, 0.4, 0.3), (4, 1.0, 0.5)]
@@ -155,7 +167,9 @@ mod tests {
             let mut xbar = StreamDriver::new(p_valid, seed + 10);
             let mut looped = StreamDriver::new(p_valid, seed + 20);
             let mut completer = StreamMonitor::new(p_ready, seed + 30);
+            completer.holds = true;
             let mut dma = StreamMonitor::new(p_ready, seed + 40);
+            dma.holds = true;
             let (mut want_dma, mut want_xbar, mut want_loop) =
                 (VecDeque::new(), VecDeque::new(), VecDeque::new());
             for id in 0..300u32 {
