@@ -6,6 +6,10 @@
 //! values the count can take (0 or one more), so the channel's state waits on no
 //! 32-bit compare: `expired` answers for the count of this cycle and the limit of the
 //! cycle before (as `ChainCount` does); before the first clock edge it does not expire.
+//!
+//! A completion's arrival is registered (`seen`) before it clears anything: it comes from
+//! the completion's tag decode, and the timer's 32 clears wait on no decode. The cycle
+//! after it, the count is 0 whatever the timer holds, so the count is exact per cycle.
 
 use rust_hdl::prelude::*;
 
@@ -39,8 +43,12 @@ pub struct CplWatchdog {
     zero_reaches: DFF<Bit>,
     /// `count + 1 >= limit` for the count and limit of the cycle before.
     stepped_reaches: DFF<Bit>,
+    /// A completion arrived in the cycle before: the count is 0 now.
+    seen: DFF<Bit>,
     /// `timer + 1` (a sum in its own width; see `verilog::widths`).
     timer_after_one: Signal<Local, Bits<32>>,
+    /// The count of this cycle plus one: 1 after a completion, else `timer + 1`.
+    count_after_one: Signal<Local, Bits<32>>,
 }
 
 impl Logic for CplWatchdog {
@@ -53,20 +61,27 @@ impl Logic for CplWatchdog {
             cleared,
             zero_reaches,
             stepped_reaches,
+            seen,
             fired
         );
         self.timer_after_one.next = self.timer.q.val() + 1;
+        self.count_after_one.next = self.timer_after_one.val();
         self.zero_reaches.d.next = self.cpl_timeout.val() == 0;
         self.stepped_reaches.d.next = self.timer_after_one.val() >= self.cpl_timeout.val();
+        if self.seen.q.val() {
+            self.count_after_one.next = 1.into();
+            self.stepped_reaches.d.next = self.cpl_timeout.val() <= 1;
+        }
+        self.seen.d.next = self.cpl_seen.val() && !self.reset.val();
         self.expired.next = self.running.val() && self.stepped_reaches.q.val();
-        if self.cleared.q.val() {
+        if self.cleared.q.val() || self.seen.q.val() {
             self.expired.next = self.running.val() && self.zero_reaches.q.val();
         }
         self.fired.d.next = self.expired.val() && !self.reset.val();
         self.expired_before.next = self.fired.q.val();
-        self.timer.d.next = self.timer_after_one.val();
+        self.timer.d.next = self.count_after_one.val();
         self.cleared.d.next = false;
-        if !self.running.val() || self.cpl_seen.val() || self.reads_idle.val() || self.reset.val() {
+        if !self.running.val() || self.reads_idle.val() || self.reset.val() {
             self.timer.d.next = 0.into();
             self.cleared.d.next = true;
         }
